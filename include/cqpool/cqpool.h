@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * cqpool - completion-queue pools and async event hooks for in-kernel
+ * RDMA consumers: the API that upper-layer protocols call.
+ *
+ * A consumer reserves CQ entries on a shared CQ from a pool instead of
+ * allocating a CQ per queue.  Each device has one shared pool per poll
+ * context, created on first use (cqpool_device_pool()); a consumer that
+ * wants its own CQ size, limit or lifetime creates a pool it owns
+ * (cqpool_create()).
+ *
+ * Every exported function carries kernel-doc at its definition stating
+ * the context it may be called in.  In short: everything here may sleep
+ * and is called from process context.
+ */
+#ifndef _CQPOOL_CQPOOL_H
+#define _CQPOOL_CQPOOL_H
+
+#include <linux/list.h>
+#include <rdma/ib_verbs.h>
+
+struct rdma_cm_id;
+
+/* The module's release; the ioctl ABI has its own version in the uapi. */
+#define CQPOOL_VERSION_MAJOR	0
+#define CQPOOL_VERSION_MINOR	2
+
+struct cqpool;
+
+/* struct cqpool_attr flags */
+enum {
+	/* Never free idle CQs of this pool before it is destroyed. */
+	CQPOOL_F_NO_SHRINK = 1U << 0,
+	/* Never grow a CQ in place with ib_resize_cq(); add CQs instead. */
+	CQPOOL_F_NO_RESIZE = 1U << 1,
+	CQPOOL_F_ALL = CQPOOL_F_NO_SHRINK | CQPOOL_F_NO_RESIZE,
+};
+
+/**
+ * struct cqpool_attr - a pool owned by one consumer
+ * @poll_ctx: IB_POLL_SOFTIRQ, IB_POLL_WORKQUEUE or IB_POLL_UNBOUND_WORKQUEUE
+ * @cq_size: entries per CQ; 0 to size CQs to demand
+ * @max_cqs: most CQs the pool may hold; 0 for no limit but the device's
+ * @flags: CQPOOL_F_*
+ * @name: shown in debugfs; copied
+ */
+struct cqpool_attr {
+	enum ib_poll_context poll_ctx;
+	unsigned int cq_size;
+	unsigned int max_cqs;
+	unsigned int flags;
+	const char *name;
+};
+
+struct cqpool *cqpool_device_pool(struct ib_device *dev,
+				  enum ib_poll_context ctx);
+struct cqpool *cqpool_create(struct ib_device *dev,
+			     const struct cqpool_attr *attr);
+int cqpool_destroy(struct cqpool *pool);
+
+/**
+ * struct cqpool_hook - an event hook on a pooled CQ, embedded by the caller
+ * @handler: called for each async event of the CQ it is attached to
+ * @node: private
+ * @cq: private
+ */
+struct cqpool_hook {
+	void (*handler)(struct cqpool_hook *hook, const struct ib_event *event);
+	struct list_head node;
+	struct ib_cq *cq;
+};
+
+struct ib_cq *cqpool_cq_get(struct cqpool *pool, unsigned int nr_cqe,
+			    int vector_hint, struct cqpool_hook *hook);
+void cqpool_cq_put(struct ib_cq *cq, unsigned int nr_cqe,
+		   struct cqpool_hook *hook);
+
+/* struct cqpool_qp_attr flags */
+enum {
+	/* A CQ for sends and another for receives, rather than one for both. */
+	CQPOOL_QP_SEPARATE_CQS = 1U << 0,
+	CQPOOL_QP_ALL = CQPOOL_QP_SEPARATE_CQS,
+};
+
+/**
+ * struct cqpool_qp_attr - how cqpool_create_qp() assigns CQs
+ * @vector_hint: completion vector; -1 for the least-loaded one
+ * @cpu_hint: when @vector_hint is -1 and this is not, the vector serving
+ *	this CPU
+ * @flags: CQPOOL_QP_*
+ */
+struct cqpool_qp_attr {
+	int vector_hint;
+	int cpu_hint;
+	unsigned int flags;
+};
+
+struct ib_qp *cqpool_create_qp(struct cqpool *pool, struct ib_pd *pd,
+			       struct ib_qp_init_attr *init_attr,
+			       const struct cqpool_qp_attr *qattr);
+void cqpool_destroy_qp(struct ib_qp *qp);
+int cqpool_rdma_create_qp(struct cqpool *pool, struct rdma_cm_id *id,
+			  struct ib_pd *pd, struct ib_qp_init_attr *init_attr,
+			  const struct cqpool_qp_attr *qattr);
+void cqpool_rdma_destroy_qp(struct rdma_cm_id *id);
+
+#endif /* _CQPOOL_CQPOOL_H */

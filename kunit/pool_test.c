@@ -1,0 +1,424 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit: the CQ pools of cqpool.ko on the live soft RDMA devices of the
+ * test VM: rxe0 (soft-RoCE; can resize CQs) and siw0 (soft-iWARP; cannot).
+ */
+#include <kunit/test.h>
+#include <linux/cpumask.h>
+#include <rdma/ib_verbs.h>
+
+#include <cqpool/cqpool.h>
+
+#include "core/pool.h"
+#include "cqpool_test.h"
+
+static const char *const pool_devices[] = { "rxe0", "siw0" };
+
+static void pool_device_name(const char *const *name, char *desc)
+{
+	strscpy(desc, *name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(pool_devices, pool_devices, pool_device_name);
+
+/* The device of the case's parameter, put back when the case ends. */
+static struct ib_device *pool_test_device(struct kunit *test)
+{
+	const char *const *name = test->param_value;
+	struct ib_device *dev;
+
+	dev = ib_device_get_by_name(*name, RDMA_DRIVER_UNKNOWN);
+	KUNIT_ASSERT_NOT_NULL_MSG(test, dev, "%s is not registered", *name);
+	test->priv = dev;
+	return dev;
+}
+
+static unsigned int pool_test_nvec(struct ib_device *dev)
+{
+	return min_t(unsigned int, dev->num_comp_vectors, num_online_cpus());
+}
+
+static struct cqp_pool_stats pool_stats(struct kunit *test,
+					struct cqpool *pool)
+{
+	struct cqp_pool_stats st;
+
+	KUNIT_EXPECT_EQ_MSG(test, cqpool_test_pool_stats(pool, &st), 0,
+			    "the ledger's invariants are broken");
+	return st;
+}
+
+/* Frees the pool's idle CQs now, whatever the idle timeout. */
+static void pool_reclaim_now(struct cqpool *pool)
+{
+	unsigned int saved = cqpool_idle_timeout_ms;
+
+	cqpool_idle_timeout_ms = 0;
+	cqpool_test_flush_reclaim(pool);
+	cqpool_idle_timeout_ms = saved;
+}
+
+static struct cqpool *owned_pool(struct kunit *test, struct ib_device *dev,
+				 unsigned int cq_size, unsigned int flags)
+{
+	const struct cqpool_attr attr = {
+		.poll_ctx = IB_POLL_SOFTIRQ,
+		.cq_size = cq_size,
+		.flags = flags,
+		.name = "kunit",
+	};
+	struct cqpool *pool = cqpool_create(dev, &attr);
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, pool);
+	return pool;
+}
+
+static struct ib_cq *get_ok(struct kunit *test, struct cqpool *pool,
+			    unsigned int nr, int hint)
+{
+	struct ib_cq *cq = cqpool_cq_get(pool, nr, hint, NULL);
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, cq);
+	return cq;
+}
+
+static void pool_test_exit(struct kunit *test)
+{
+	if (test->priv)
+		ib_device_put(test->priv);
+}
+
+static void device_pool_is_lazy_and_shrinks_back(struct kunit *test)
+{
+	struct ib_device *dev = pool_test_device(test);
+	struct cqpool *pool = cqpool_device_pool(dev, IB_POLL_WORKQUEUE);
+	struct cqp_pool_stats st;
+	struct ib_cq *cq;
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, pool);
+	KUNIT_EXPECT_PTR_EQ(test, pool,
+			    cqpool_device_pool(dev, IB_POLL_WORKQUEUE));
+	pool_reclaim_now(pool);
+	st = pool_stats(test, pool);
+	KUNIT_EXPECT_EQ(test, st.cqs, 0ULL);
+
+	cq = get_ok(test, pool, 32, -1);
+	st = pool_stats(test, pool);
+	KUNIT_EXPECT_EQ(test, st.cqs, 1ULL);
+	/* Upstream allocates a CQ of 4096+ entries on every vector here. */
+	KUNIT_EXPECT_LE(test, st.cqes, 4ULL * 32);
+	KUNIT_EXPECT_GE(test, cq->cqe, 32);
+	KUNIT_EXPECT_EQ(test, st.reserved, 32ULL);
+
+	cqpool_cq_put(cq, 32, NULL);
+	pool_reclaim_now(pool);
+	st = pool_stats(test, pool);
+	KUNIT_EXPECT_EQ(test, st.cqs, 0ULL);
+	KUNIT_EXPECT_EQ(test, st.cqes, 0ULL);
+}
+
+static void direct_poll_context_and_bad_attrs_are_refused(struct kunit *test)
+{
+	struct ib_device *dev = pool_test_device(test);
+	struct cqpool_attr attr = { .poll_ctx = IB_POLL_DIRECT };
+
+	KUNIT_EXPECT_EQ(test, PTR_ERR(cqpool_device_pool(dev, IB_POLL_DIRECT)),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(cqpool_create(dev, &attr)), -EINVAL);
+	attr.poll_ctx = IB_POLL_SOFTIRQ;
+	attr.flags = 1U << 31;
+	KUNIT_EXPECT_EQ(test, PTR_ERR(cqpool_create(dev, &attr)), -EINVAL);
+	attr.flags = 0;
+	attr.cq_size = dev->attrs.max_cqe + 1;
+	KUNIT_EXPECT_EQ(test, PTR_ERR(cqpool_create(dev, &attr)), -EINVAL);
+}
+
+static void bad_reservations_change_nothing(struct kunit *test)
+{
+	struct ib_device *dev = pool_test_device(test);
+	struct cqpool *pool = owned_pool(test, dev, 64, 0);
+	struct cqp_pool_stats before, after;
+	struct ib_cq *cq;
+
+	KUNIT_EXPECT_EQ(test, PTR_ERR(cqpool_cq_get(pool, 0, -1, NULL)),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(cqpool_cq_get(pool, 65, -1, NULL)),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test,
+			PTR_ERR(cqpool_cq_get(pool, dev->attrs.max_cqe + 1, -1,
+					      NULL)),
+			-EINVAL);
+	cq = get_ok(test, pool, 10, 0);
+	before = pool_stats(test, pool);
+	/* Logged, not done: more than was reserved. */
+	cqpool_cq_put(cq, 11, NULL);
+	after = pool_stats(test, pool);
+	KUNIT_EXPECT_EQ(test, after.reserved, before.reserved);
+	KUNIT_EXPECT_EQ(test, after.users, before.users);
+	cqpool_cq_put(cq, 10, NULL);
+	KUNIT_EXPECT_EQ(test, cqpool_destroy(pool), 0);
+}
+
+static void owned_pool_is_busy_until_every_put(struct kunit *test)
+{
+	struct ib_device *dev = pool_test_device(test);
+	struct cqpool *pool = owned_pool(test, dev, 0, 0);
+	struct cqp_pool_stats st;
+	struct ib_cq *a, *b;
+
+	a = get_ok(test, pool, 100, 0);
+	b = get_ok(test, pool, 50, 0);
+	KUNIT_EXPECT_EQ(test, cqpool_destroy(pool), -EBUSY);
+	st = pool_stats(test, pool);
+	KUNIT_EXPECT_EQ(test, st.users, 2ULL);
+	KUNIT_EXPECT_EQ(test, st.reserved, 150ULL);
+	cqpool_cq_put(a, 100, NULL);
+	KUNIT_EXPECT_EQ(test, cqpool_destroy(pool), -EBUSY);
+	cqpool_cq_put(b, 50, NULL);
+	KUNIT_EXPECT_EQ(test, cqpool_destroy(pool), 0);
+}
+
+static void hint_places_reservation_on_its_vector(struct kunit *test)
+{
+	struct ib_device *dev = pool_test_device(test);
+	struct cqpool *pool = owned_pool(test, dev, 0, 0);
+	unsigned int nvec = pool_test_nvec(dev);
+	struct ib_cq *cq[4];
+	int i;
+
+	for (i = 0; i < 4; i++) {
+		cq[i] = get_ok(test, pool, 16, i + 1);
+		KUNIT_EXPECT_EQ(test, cq[i]->comp_vector, (i + 1) % nvec);
+	}
+	for (i = 0; i < 4; i++)
+		cqpool_cq_put(cq[i], 16, NULL);
+	KUNIT_EXPECT_EQ(test, cqpool_destroy(pool), 0);
+}
+
+static void no_hint_spreads_over_vectors(struct kunit *test)
+{
+	struct ib_device *dev = pool_test_device(test);
+	struct cqpool *pool = owned_pool(test, dev, 0, 0);
+	unsigned int nvec = pool_test_nvec(dev);
+	struct ib_cq *a, *b;
+
+	if (nvec < 2)
+		kunit_skip(test, "one completion vector");
+	a = get_ok(test, pool, 64, -1);
+	b = get_ok(test, pool, 64, -1);
+	KUNIT_EXPECT_NE(test, a->comp_vector, b->comp_vector);
+	cqpool_cq_put(a, 64, NULL);
+	cqpool_cq_put(b, 64, NULL);
+	KUNIT_EXPECT_EQ(test, cqpool_destroy(pool), 0);
+}
+
+/*
+ * Fixed 255-entry CQs (a size rxe does not round up): two reservations
+ * of 200 need two CQs, and each next reservation goes to the CQ with the
+ * most room left.
+ */
+static void least_used_cq_takes_the_next_reservation(struct kunit *test)
+{
+	struct ib_device *dev = pool_test_device(test);
+	struct cqpool *pool = owned_pool(test, dev, 255, CQPOOL_F_NO_RESIZE);
+	struct ib_cq *a, *b, *c, *d;
+	struct cqp_pool_stats st;
+
+	a = get_ok(test, pool, 200, 0);
+	b = get_ok(test, pool, 200, 0);
+	KUNIT_EXPECT_PTR_NE(test, a, b);
+	/* a and b have the same room and users: the older one. */
+	c = get_ok(test, pool, 20, 0);
+	KUNIT_EXPECT_PTR_EQ(test, c, a);
+	d = get_ok(test, pool, 20, 0);
+	KUNIT_EXPECT_PTR_EQ(test, d, b);
+	st = pool_stats(test, pool);
+	KUNIT_EXPECT_EQ(test, st.cqs, 2ULL);
+
+	cqpool_cq_put(a, 200, NULL);
+	cqpool_cq_put(b, 200, NULL);
+	cqpool_cq_put(c, 20, NULL);
+	cqpool_cq_put(d, 20, NULL);
+	KUNIT_EXPECT_EQ(test, cqpool_destroy(pool), 0);
+}
+
+/* rxe grows a CQ in place; siw has no resize and gets a second CQ. */
+static void growth_resizes_where_the_driver_can(struct kunit *test)
+{
+	struct ib_device *dev = pool_test_device(test);
+	struct cqpool *pool = owned_pool(test, dev, 0, 0);
+	const char *const *name = test->param_value;
+	bool resize = dev->ops.resize_cq;
+	struct cqp_pool_stats st;
+	unsigned int more;
+	struct ib_cq *a, *b;
+
+	/* Both growth paths must be exercised: rxe resizes, siw cannot. */
+	KUNIT_EXPECT_EQ(test, resize, !strcmp(*name, "rxe0"));
+	a = get_ok(test, pool, 32, 0);
+	more = a->cqe - 32 + 1;		/* one more than the room left */
+	b = get_ok(test, pool, more, 0);
+	st = pool_stats(test, pool);
+	KUNIT_EXPECT_EQ(test, st.reserved, 32ULL + more);
+	if (resize) {
+		KUNIT_EXPECT_PTR_EQ(test, a, b);
+		KUNIT_EXPECT_EQ(test, st.cqs, 1ULL);
+		KUNIT_EXPECT_EQ(test, st.cqes, (u64)a->cqe);
+	} else {
+		KUNIT_EXPECT_PTR_NE(test, a, b);
+		KUNIT_EXPECT_EQ(test, st.cqs, 2ULL);
+		KUNIT_EXPECT_EQ(test, st.cqes, (u64)a->cqe + b->cqe);
+	}
+	KUNIT_EXPECT_LE(test, st.reserved, st.cqes);
+	cqpool_cq_put(b, more, NULL);
+	cqpool_cq_put(a, 32, NULL);
+	KUNIT_EXPECT_EQ(test, cqpool_destroy(pool), 0);
+}
+
+static void no_shrink_pool_keeps_idle_cqs(struct kunit *test)
+{
+	struct ib_device *dev = pool_test_device(test);
+	struct cqpool *pool = owned_pool(test, dev, 0, CQPOOL_F_NO_SHRINK);
+	struct cqpool *shrinking = owned_pool(test, dev, 0, 0);
+	struct ib_cq *a = get_ok(test, pool, 8, 0);
+	struct ib_cq *b = get_ok(test, shrinking, 8, 0);
+
+	cqpool_cq_put(a, 8, NULL);
+	cqpool_cq_put(b, 8, NULL);
+	pool_reclaim_now(pool);
+	pool_reclaim_now(shrinking);
+	KUNIT_EXPECT_EQ(test, pool_stats(test, pool).cqs, 1ULL);
+	KUNIT_EXPECT_EQ(test, pool_stats(test, shrinking).cqs, 0ULL);
+	KUNIT_EXPECT_EQ(test, cqpool_destroy(pool), 0);
+	KUNIT_EXPECT_EQ(test, cqpool_destroy(shrinking), 0);
+}
+
+/* Many reservations of mixed sizes never overfill a CQ. */
+static void reservations_never_exceed_real_size(struct kunit *test)
+{
+	static const unsigned int sizes[] = { 33, 129, 385, 1025, 65, 257 };
+	struct ib_device *dev = pool_test_device(test);
+	struct cqpool *pool = owned_pool(test, dev, 0, 0);
+	struct ib_cq *cq[48];
+	struct cqp_pool_stats st;
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(cq); i++)
+		cq[i] = get_ok(test, pool, sizes[i % ARRAY_SIZE(sizes)], -1);
+	st = pool_stats(test, pool);
+	KUNIT_EXPECT_EQ(test, st.users, (u64)ARRAY_SIZE(cq));
+	KUNIT_EXPECT_LE(test, st.reserved, st.cqes);
+	for (i = 0; i < ARRAY_SIZE(cq); i++)
+		cqpool_cq_put(cq[i], sizes[i % ARRAY_SIZE(sizes)], NULL);
+	st = pool_stats(test, pool);
+	KUNIT_EXPECT_EQ(test, st.reserved, 0ULL);
+	KUNIT_EXPECT_EQ(test, cqpool_destroy(pool), 0);
+}
+
+static void create_qp_assigns_one_cq_for_both_directions(struct kunit *test)
+{
+	struct ib_device *dev = pool_test_device(test);
+	struct cqpool *pool = owned_pool(test, dev, 0, 0);
+	struct ib_qp_init_attr init = {
+		.cap = { .max_send_wr = 16, .max_recv_wr = 32,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+		.sq_sig_type = IB_SIGNAL_REQ_WR,
+		.qp_type = IB_QPT_RC,
+	};
+	const struct cqpool_qp_attr qattr = { .vector_hint = 1,
+					      .cpu_hint = -1 };
+	struct cqp_pool_stats st;
+	struct ib_qp *qp;
+	struct ib_pd *pd;
+
+	pd = ib_alloc_pd(dev, 0);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, pd);
+	qp = cqpool_create_qp(pool, pd, &init, &qattr);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, qp);
+	KUNIT_EXPECT_PTR_EQ(test, qp->send_cq, qp->recv_cq);
+	KUNIT_EXPECT_PTR_EQ(test, init.send_cq, qp->send_cq);
+	KUNIT_EXPECT_EQ(test, qp->send_cq->comp_vector,
+			1 % pool_test_nvec(dev));
+	st = pool_stats(test, pool);
+	KUNIT_EXPECT_EQ(test, st.users, 1ULL);
+	KUNIT_EXPECT_EQ(test, st.reserved, 48ULL);
+
+	/* A QP given CQs of its own is refused. */
+	KUNIT_EXPECT_EQ(test, PTR_ERR(cqpool_create_qp(pool, pd, &init, NULL)),
+			-EINVAL);
+
+	cqpool_destroy_qp(qp);
+	st = pool_stats(test, pool);
+	KUNIT_EXPECT_EQ(test, st.users, 0ULL);
+	ib_dealloc_pd(pd);
+	KUNIT_EXPECT_EQ(test, cqpool_destroy(pool), 0);
+}
+
+static void create_qp_separate_cqs_on_request(struct kunit *test)
+{
+	struct ib_device *dev = pool_test_device(test);
+	struct cqpool *pool = owned_pool(test, dev, 0, CQPOOL_F_NO_RESIZE);
+	struct ib_qp_init_attr init = {
+		.cap = { .max_send_wr = 16, .max_recv_wr = 32,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+		.sq_sig_type = IB_SIGNAL_REQ_WR,
+		.qp_type = IB_QPT_RC,
+	};
+	const struct cqpool_qp_attr qattr = {
+		.vector_hint = -1, .cpu_hint = 0,
+		.flags = CQPOOL_QP_SEPARATE_CQS,
+	};
+	struct cqp_pool_stats st;
+	struct ib_qp *qp;
+	struct ib_pd *pd;
+
+	pd = ib_alloc_pd(dev, 0);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, pd);
+	qp = cqpool_create_qp(pool, pd, &init, &qattr);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, qp);
+	st = pool_stats(test, pool);
+	KUNIT_EXPECT_EQ(test, st.users, 2ULL);
+	KUNIT_EXPECT_EQ(test, st.reserved, 48ULL);
+	/* The second reservation does not fit the first, exactly sized CQ. */
+	KUNIT_EXPECT_PTR_NE(test, qp->send_cq, qp->recv_cq);
+	cqpool_destroy_qp(qp);
+	KUNIT_EXPECT_EQ(test, pool_stats(test, pool).users, 0ULL);
+	ib_dealloc_pd(pd);
+	KUNIT_EXPECT_EQ(test, cqpool_destroy(pool), 0);
+}
+
+static struct kunit_case pool_cases[] = {
+	KUNIT_CASE_PARAM(device_pool_is_lazy_and_shrinks_back,
+			 pool_devices_gen_params),
+	KUNIT_CASE_PARAM(direct_poll_context_and_bad_attrs_are_refused,
+			 pool_devices_gen_params),
+	KUNIT_CASE_PARAM(bad_reservations_change_nothing,
+			 pool_devices_gen_params),
+	KUNIT_CASE_PARAM(owned_pool_is_busy_until_every_put,
+			 pool_devices_gen_params),
+	KUNIT_CASE_PARAM(hint_places_reservation_on_its_vector,
+			 pool_devices_gen_params),
+	KUNIT_CASE_PARAM(no_hint_spreads_over_vectors,
+			 pool_devices_gen_params),
+	KUNIT_CASE_PARAM(least_used_cq_takes_the_next_reservation,
+			 pool_devices_gen_params),
+	KUNIT_CASE_PARAM(growth_resizes_where_the_driver_can,
+			 pool_devices_gen_params),
+	KUNIT_CASE_PARAM(no_shrink_pool_keeps_idle_cqs,
+			 pool_devices_gen_params),
+	KUNIT_CASE_PARAM(reservations_never_exceed_real_size,
+			 pool_devices_gen_params),
+	KUNIT_CASE_PARAM(create_qp_assigns_one_cq_for_both_directions,
+			 pool_devices_gen_params),
+	KUNIT_CASE_PARAM(create_qp_separate_cqs_on_request,
+			 pool_devices_gen_params),
+	{}
+};
+
+static struct kunit_suite pool_suite = {
+	.name = "cqpool_pools",
+	.exit = pool_test_exit,
+	.test_cases = pool_cases,
+};
+
+kunit_test_suite(pool_suite);

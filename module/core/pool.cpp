@@ -1,0 +1,509 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The pool ledger.  See pool.h for what callers may rely on.
+ */
+#include "new.h"
+#include "pool.h"
+#include "treap.h"
+
+namespace cqp {
+namespace {
+
+enum : cqp_u32 {
+	CQ_IDLE = 1u << 0,	/* on the idle list */
+	CQ_NO_RESIZE = 1u << 1,	/* the driver refused to resize it */
+};
+
+cqp_u32 free_cqes(const cqp_cq *cq)
+{
+	return cq->size - cq->reserved;
+}
+
+/* Ranks CQs for selection: the maximum is the least used. */
+struct LessUsed {
+	bool operator()(const cqp_cq *a, const cqp_cq *b) const
+	{
+		if (free_cqes(a) != free_cqes(b))
+			return free_cqes(a) < free_cqes(b);
+		if (a->users != b->users)
+			return a->users > b->users;
+		return a->id > b->id;
+	}
+};
+
+/* Treap priorities: a fixed mix of the id, so runs are reproducible. */
+cqp_u32 mix(cqp_u64 x)
+{
+	x += 0x9e3779b97f4a7c15ull;
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+	return static_cast<cqp_u32>((x ^ (x >> 31)) >> 32);
+}
+
+cqp_u32 min_u64(cqp_u64 a, cqp_u64 b)
+{
+	return static_cast<cqp_u32>(a < b ? a : b);
+}
+
+cqp_u64 max_u64(cqp_u64 a, cqp_u64 b)
+{
+	return a > b ? a : b;
+}
+
+} // namespace
+
+struct Vector {
+	Treap<cqp_cq, LessUsed> cqs;
+	cqp_cq *growing;	/* the CQ this vector grows in place, if any */
+	cqp_u32 count;
+	cqp_u64 cqes;
+	cqp_u64 reserved;
+};
+
+class Pool {
+public:
+	Pool(const cqp_alloc &alloc, const cqp_pool_params &p, Vector *vec)
+		: alloc_(alloc), p_(p), vec_(vec)
+	{
+	}
+	Pool(const Pool &) = delete;
+	Pool &operator=(const Pool &) = delete;
+
+	static Pool *create(const cqp_alloc &alloc, const cqp_pool_params &p);
+	static int destroy(Pool *pool);
+
+	int reserve(cqp_u32 vec, cqp_u32 nr_cqe, cqp_cq **out, cqp_plan *plan);
+	int release(cqp_cq *cq, cqp_u32 nr_cqe, cqp_u64 now);
+	int add(cqp_cq *cq, cqp_u32 vec, cqp_u32 size, cqp_u64 now);
+	int resized(cqp_cq *cq, cqp_u32 size);
+	void resize_failed(cqp_cq *cq);
+	cqp_cq *reap(cqp_u64 now, cqp_u64 timeout);
+	cqp_cq *take_idle();
+	bool oldest_idle(cqp_u64 *since) const;
+	void stats(cqp_pool_stats *st) const;
+	cqp_u64 vec_reserved(cqp_u32 vec) const;
+	const cqp_pool_params &params() const
+	{
+		return p_;
+	}
+	bool check() const;
+
+private:
+	bool resizable() const
+	{
+		return (p_.flags & CQP_POOL_RESIZE) && !p_.cq_size;
+	}
+	cqp_u32 largest_cq() const
+	{
+		return p_.cq_size ? p_.cq_size : p_.max_cqe;
+	}
+	cqp_u32 new_cq_size(const Vector &v, cqp_u32 nr_cqe) const;
+	void idle_append(cqp_cq *cq, cqp_u64 now);
+	void idle_remove(cqp_cq *cq);
+	void remove(cqp_cq *cq);
+
+	const cqp_alloc alloc_;
+	const cqp_pool_params p_;
+	Vector *const vec_;
+	cqp_cq *idle_head_ = nullptr;
+	cqp_cq *idle_tail_ = nullptr;
+	cqp_u64 next_id_ = 1;
+	cqp_pool_stats st_ = {};
+};
+
+Pool *Pool::create(const cqp_alloc &alloc, const cqp_pool_params &p)
+{
+	if (!p.nvec || !p.max_cqe || p.cq_size > p.max_cqe)
+		return nullptr;
+
+	auto *vec = static_cast<Vector *>(
+		alloc.zalloc(alloc.ctx, p.nvec * sizeof(Vector)));
+	if (!vec)
+		return nullptr;
+	for (cqp_u32 i = 0; i < p.nvec; i++)
+		new (&vec[i]) Vector();
+
+	Pool *pool = make<Pool>(alloc, alloc, p, vec);
+
+	if (!pool)
+		alloc.free(alloc.ctx, vec);
+	return pool;
+}
+
+int Pool::destroy(Pool *pool)
+{
+	if (!pool)
+		return CQP_OK;
+	if (pool->st_.cqs)
+		return CQP_EINVAL;
+
+	const cqp_alloc alloc = pool->alloc_;
+
+	alloc.free(alloc.ctx, pool->vec_);
+	unmake(alloc, pool);
+	return CQP_OK;
+}
+
+/*
+ * Where the driver can resize, a vector starts a CQ at the size asked for
+ * and grows it in place, so nothing is allocated ahead of demand.  Where
+ * it cannot, each new CQ is as large as the vector's CQs together: the
+ * count of CQs stays logarithmic in the demand, and at most half of what
+ * is allocated is ahead of it.
+ */
+cqp_u32 Pool::new_cq_size(const Vector &v, cqp_u32 nr_cqe) const
+{
+	if (p_.cq_size)
+		return p_.cq_size;
+	if (resizable())
+		return nr_cqe;
+	return min_u64(p_.max_cqe, max_u64(nr_cqe, v.cqes));
+}
+
+int Pool::reserve(cqp_u32 vec, cqp_u32 nr_cqe, cqp_cq **out, cqp_plan *plan)
+{
+	if (vec >= p_.nvec || !nr_cqe || nr_cqe > largest_cq())
+		return CQP_EINVAL;
+
+	Vector &v = vec_[vec];
+	cqp_cq *best = v.cqs.max();
+
+	if (best && free_cqes(best) >= nr_cqe) {
+		v.cqs.erase(best);
+		if (!best->users++)
+			idle_remove(best);
+		best->reserved += nr_cqe;
+		v.cqs.insert(best);
+		v.reserved += nr_cqe;
+		st_.reserved += nr_cqe;
+		st_.users++;
+		*out = best;
+		return CQP_OK;
+	}
+
+	cqp_cq *g = v.growing;
+
+	if (g && static_cast<cqp_u64>(g->reserved) + nr_cqe <= p_.max_cqe) {
+		plan->kind = CQP_PLAN_RESIZE;
+		plan->vec = vec;
+		plan->cq = g;
+		plan->size = min_u64(p_.max_cqe,
+				     max_u64(static_cast<cqp_u64>(g->reserved) +
+						     nr_cqe,
+					     2ull * g->size));
+		return CQP_GROW;
+	}
+	if (p_.max_cqs && st_.cqs >= p_.max_cqs)
+		return CQP_ENOSPC;
+
+	plan->kind = CQP_PLAN_NEW;
+	plan->vec = vec;
+	plan->cq = nullptr;
+	plan->size = new_cq_size(v, nr_cqe);
+	return CQP_GROW;
+}
+
+int Pool::release(cqp_cq *cq, cqp_u32 nr_cqe, cqp_u64 now)
+{
+	if (!cq->users || nr_cqe > cq->reserved)
+		return CQP_ERANGE;
+	/*
+	 * A reservation holds at least one entry: the users that stay keep
+	 * at least one each, and the last one gives back all that is left.
+	 */
+	if (!nr_cqe || cq->reserved - nr_cqe < cq->users - 1 ||
+	    (cq->users == 1 && nr_cqe != cq->reserved))
+		return CQP_ERANGE;
+
+	Vector &v = vec_[cq->vec];
+
+	v.cqs.erase(cq);
+	cq->reserved -= nr_cqe;
+	if (!--cq->users)
+		idle_append(cq, now);
+	v.cqs.insert(cq);
+	v.reserved -= nr_cqe;
+	st_.reserved -= nr_cqe;
+	st_.users--;
+	return CQP_OK;
+}
+
+int Pool::add(cqp_cq *cq, cqp_u32 vec, cqp_u32 size, cqp_u64 now)
+{
+	if (vec >= p_.nvec || !size)
+		return CQP_EINVAL;
+	if (p_.max_cqs && st_.cqs >= p_.max_cqs)
+		return CQP_ENOSPC;
+
+	Vector &v = vec_[vec];
+
+	*cq = cqp_cq{};
+	cq->size = size;
+	cq->vec = vec;
+	cq->id = next_id_++;
+	cq->link.prio = mix(cq->id);
+	v.cqs.insert(cq);
+	idle_append(cq, now);
+	v.count++;
+	v.cqes += size;
+	st_.cqs++;
+	st_.cqes += size;
+	if (resizable() && size < p_.max_cqe)
+		v.growing = cq;
+	return CQP_OK;
+}
+
+int Pool::resized(cqp_cq *cq, cqp_u32 size)
+{
+	if (size < cq->reserved)
+		return CQP_EINVAL;
+
+	Vector &v = vec_[cq->vec];
+
+	v.cqs.erase(cq);
+	v.cqes = v.cqes - cq->size + size;
+	st_.cqes = st_.cqes - cq->size + size;
+	cq->size = size;
+	v.cqs.insert(cq);
+	if (size >= p_.max_cqe && v.growing == cq)
+		v.growing = nullptr;
+	return CQP_OK;
+}
+
+void Pool::resize_failed(cqp_cq *cq)
+{
+	Vector &v = vec_[cq->vec];
+
+	cq->link.flags |= CQ_NO_RESIZE;
+	if (v.growing == cq)
+		v.growing = nullptr;
+}
+
+void Pool::idle_append(cqp_cq *cq, cqp_u64 now)
+{
+	cq->idle_since = now;
+	cq->link.flags |= CQ_IDLE;
+	cq->link.next = nullptr;
+	cq->link.prev = idle_tail_;
+	if (idle_tail_)
+		idle_tail_->link.next = cq;
+	else
+		idle_head_ = cq;
+	idle_tail_ = cq;
+	st_.idle_cqs++;
+}
+
+void Pool::idle_remove(cqp_cq *cq)
+{
+	if (cq->link.prev)
+		cq->link.prev->link.next = cq->link.next;
+	else
+		idle_head_ = cq->link.next;
+	if (cq->link.next)
+		cq->link.next->link.prev = cq->link.prev;
+	else
+		idle_tail_ = cq->link.prev;
+	cq->link.prev = cq->link.next = nullptr;
+	cq->link.flags &= ~CQ_IDLE;
+	st_.idle_cqs--;
+}
+
+/* Takes an idle CQ out of the ledger. */
+void Pool::remove(cqp_cq *cq)
+{
+	Vector &v = vec_[cq->vec];
+
+	idle_remove(cq);
+	v.cqs.erase(cq);
+	if (v.growing == cq)
+		v.growing = nullptr;
+	v.count--;
+	v.cqes -= cq->size;
+	st_.cqs--;
+	st_.cqes -= cq->size;
+}
+
+cqp_cq *Pool::reap(cqp_u64 now, cqp_u64 timeout)
+{
+	cqp_cq *cq = idle_head_;
+
+	if ((p_.flags & CQP_POOL_NO_SHRINK) || st_.idle_cqs <= p_.keep_idle)
+		return nullptr;
+	if (!cq || now < cq->idle_since || now - cq->idle_since < timeout)
+		return nullptr;
+	remove(cq);
+	return cq;
+}
+
+cqp_cq *Pool::take_idle()
+{
+	cqp_cq *cq = idle_head_;
+
+	if (cq)
+		remove(cq);
+	return cq;
+}
+
+bool Pool::oldest_idle(cqp_u64 *since) const
+{
+	if (!idle_head_)
+		return false;
+	*since = idle_head_->idle_since;
+	return true;
+}
+
+void Pool::stats(cqp_pool_stats *st) const
+{
+	*st = st_;
+}
+
+cqp_u64 Pool::vec_reserved(cqp_u32 vec) const
+{
+	return vec < p_.nvec ? vec_[vec].reserved : 0;
+}
+
+bool Pool::check() const
+{
+	cqp_pool_stats sum = {};
+
+	for (cqp_u32 i = 0; i < p_.nvec; i++) {
+		const Vector &v = vec_[i];
+		cqp_pool_stats vs = {};
+		bool growing_seen = !v.growing;
+
+		auto visit = [&](const cqp_cq *cq) {
+			if (cq->vec != i || cq->reserved > cq->size)
+				return false;
+			if (!cq->users != !!(cq->link.flags & CQ_IDLE))
+				return false;
+			if (!cq->users && cq->reserved)
+				return false;
+			if (cq == v.growing)
+				growing_seen = true;
+			vs.cqs++;
+			vs.cqes += cq->size;
+			vs.reserved += cq->reserved;
+			vs.users += cq->users;
+			vs.idle_cqs += !cq->users;
+			return true;
+		};
+		if (!v.cqs.check(visit) || !growing_seen)
+			return false;
+		if (vs.cqs != v.count || vs.cqes != v.cqes ||
+		    vs.reserved != v.reserved)
+			return false;
+		sum.cqs += vs.cqs;
+		sum.cqes += vs.cqes;
+		sum.reserved += vs.reserved;
+		sum.users += vs.users;
+		sum.idle_cqs += vs.idle_cqs;
+	}
+
+	cqp_u64 idle = 0;
+
+	for (const cqp_cq *cq = idle_head_; cq; cq = cq->link.next) {
+		if (!(cq->link.flags & CQ_IDLE) || cq->users)
+			return false;
+		if (cq->link.next && cq->link.next->link.prev != cq)
+			return false;
+		if (!cq->link.next && cq != idle_tail_)
+			return false;
+		idle++;
+	}
+	return idle == sum.idle_cqs && sum.cqs == st_.cqs &&
+	       sum.cqes == st_.cqes && sum.reserved == st_.reserved &&
+	       sum.users == st_.users && sum.idle_cqs == st_.idle_cqs &&
+	       (!p_.max_cqs || st_.cqs <= p_.max_cqs);
+}
+
+} // namespace cqp
+
+/* The C interface: struct cqp_pool is never defined, only cast. */
+
+static cqp::Pool *pool_of(cqp_pool *p)
+{
+	return reinterpret_cast<cqp::Pool *>(p);
+}
+
+static const cqp::Pool *pool_of(const cqp_pool *p)
+{
+	return reinterpret_cast<const cqp::Pool *>(p);
+}
+
+extern "C" cqp_pool *cqp_pool_create(const cqp_alloc *alloc,
+				     const cqp_pool_params *params)
+{
+	if (!alloc || !params)
+		return nullptr;
+	return reinterpret_cast<cqp_pool *>(
+		cqp::Pool::create(*alloc, *params));
+}
+
+extern "C" int cqp_pool_destroy(cqp_pool *pool)
+{
+	return cqp::Pool::destroy(pool_of(pool));
+}
+
+extern "C" int cqp_pool_reserve(cqp_pool *pool, cqp_u32 vec, cqp_u32 nr_cqe,
+				cqp_cq **cq, cqp_plan *plan)
+{
+	return pool_of(pool)->reserve(vec, nr_cqe, cq, plan);
+}
+
+extern "C" int cqp_pool_release(cqp_pool *pool, cqp_cq *cq, cqp_u32 nr_cqe,
+				cqp_u64 now)
+{
+	return pool_of(pool)->release(cq, nr_cqe, now);
+}
+
+extern "C" int cqp_pool_add(cqp_pool *pool, cqp_cq *cq, cqp_u32 vec,
+			    cqp_u32 size, cqp_u64 now)
+{
+	return pool_of(pool)->add(cq, vec, size, now);
+}
+
+extern "C" int cqp_pool_resized(cqp_pool *pool, cqp_cq *cq, cqp_u32 size)
+{
+	return pool_of(pool)->resized(cq, size);
+}
+
+extern "C" void cqp_pool_resize_failed(cqp_pool *pool, cqp_cq *cq)
+{
+	pool_of(pool)->resize_failed(cq);
+}
+
+extern "C" cqp_cq *cqp_pool_reap(cqp_pool *pool, cqp_u64 now,
+				 cqp_u64 timeout)
+{
+	return pool_of(pool)->reap(now, timeout);
+}
+
+extern "C" cqp_cq *cqp_pool_take_idle(cqp_pool *pool)
+{
+	return pool_of(pool)->take_idle();
+}
+
+extern "C" int cqp_pool_oldest_idle(const cqp_pool *pool, cqp_u64 *since)
+{
+	return pool_of(pool)->oldest_idle(since);
+}
+
+extern "C" void cqp_pool_get_stats(const cqp_pool *pool, cqp_pool_stats *st)
+{
+	pool_of(pool)->stats(st);
+}
+
+extern "C" cqp_u64 cqp_pool_vec_reserved(const cqp_pool *pool, cqp_u32 vec)
+{
+	return pool_of(pool)->vec_reserved(vec);
+}
+
+extern "C" const cqp_pool_params *cqp_pool_get_params(const cqp_pool *pool)
+{
+	return &pool_of(pool)->params();
+}
+
+extern "C" int cqp_pool_check(const cqp_pool *pool)
+{
+	return pool_of(pool)->check() ? CQP_OK : CQP_EINVAL;
+}

@@ -1,0 +1,203 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The pool ledger: which CQs a pool has on each completion vector, what is
+ * reserved on each, which one a reservation goes to, how the pool grows
+ * when nothing fits, and which idle CQs it may give back.
+ *
+ * The ledger decides; the glue acts.  cqp_pool_reserve() either reserves
+ * on an existing CQ or returns a plan (resize this CQ, or add one of this
+ * size on this vector) and changes nothing; the glue carries the plan out
+ * with the verbs and reports the result (cqp_pool_add(),
+ * cqp_pool_resized()), then asks again.  A failed verb is simply not
+ * reported, so the ledger stays exactly as it was.
+ *
+ * Selection: among the CQs of the vector, the one with the most free
+ * entries (fewest users, then oldest, on a tie), found in O(log n) in the
+ * number of CQs on the vector.  Invariant: the entries reserved on a CQ
+ * never exceed its real size (what the driver reports, not what was asked
+ * for).
+ *
+ * Locking: none inside.  The caller serialises every call on one pool
+ * (the glue holds the pool's mutex).  Nothing here sleeps or allocates
+ * except cqp_pool_create().
+ */
+#ifndef CQPOOL_CORE_POOL_H
+#define CQPOOL_CORE_POOL_H
+
+#include "types.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/**
+ * struct cqp_cq - the ledger's record of one CQ, embedded in the glue's
+ * @size: real number of entries
+ * @reserved: entries reserved
+ * @users: reservations holding entries
+ * @vec: completion vector
+ * @id: order of creation within the pool, from 1
+ * @idle_since: the caller's clock when @users last dropped to 0
+ * @link: the ledger's own; do not touch
+ *
+ * Fields other than @link are read-only for the glue; they are valid
+ * while the CQ is in the ledger, under the pool lock.
+ */
+struct cqp_cq {
+	cqp_u32 size;
+	cqp_u32 reserved;
+	cqp_u32 users;
+	cqp_u32 vec;
+	cqp_u64 id;
+	cqp_u64 idle_since;
+	struct {
+		struct cqp_cq *left, *right;	/* per-vector treap */
+		struct cqp_cq *prev, *next;	/* idle list, oldest first */
+		cqp_u32 prio;
+		cqp_u32 flags;
+	} link;
+};
+
+/* Pool flags. */
+enum {
+	/* The driver has ib_resize_cq and the pool may grow CQs in place. */
+	CQP_POOL_RESIZE = 1u << 0,
+	/* Never give idle CQs back. */
+	CQP_POOL_NO_SHRINK = 1u << 1,
+};
+
+/**
+ * struct cqp_pool_params - what a pool is made of
+ * @nvec: completion vectors (cqp_nvec())
+ * @max_cqe: the device's largest CQ
+ * @max_cqs: most CQs the pool may hold; 0 for no limit
+ * @cq_size: entries per CQ; 0 to size CQs to demand
+ * @flags: CQP_POOL_*
+ * @keep_idle: idle CQs the pool keeps when it shrinks
+ */
+struct cqp_pool_params {
+	cqp_u32 nvec;
+	cqp_u32 max_cqe;
+	cqp_u32 max_cqs;
+	cqp_u32 cq_size;
+	cqp_u32 flags;
+	cqp_u32 keep_idle;
+};
+
+enum cqp_plan_kind {
+	CQP_PLAN_NEW = 1,	/* allocate a CQ of @size on @vec */
+	CQP_PLAN_RESIZE,	/* resize @cq to @size */
+};
+
+/**
+ * struct cqp_plan - how to grow the pool when nothing fits
+ * @kind: what to do
+ * @vec: the vector
+ * @size: entries to ask the driver for
+ * @cq: the CQ to resize (CQP_PLAN_RESIZE)
+ */
+struct cqp_plan {
+	enum cqp_plan_kind kind;
+	cqp_u32 vec;
+	cqp_u32 size;
+	struct cqp_cq *cq;
+};
+
+/**
+ * struct cqp_pool_stats - totals over a pool
+ * @cqs: CQs
+ * @idle_cqs: CQs without users
+ * @cqes: entries allocated (real sizes)
+ * @reserved: entries reserved
+ * @users: reservations
+ */
+struct cqp_pool_stats {
+	cqp_u64 cqs;
+	cqp_u64 idle_cqs;
+	cqp_u64 cqes;
+	cqp_u64 reserved;
+	cqp_u64 users;
+};
+
+/* Returned by cqp_pool_reserve() when @plan says how to make room. */
+#define CQP_GROW 1
+
+struct cqp_pool;
+
+/* NULL on bad parameters or when memory runs out. */
+struct cqp_pool *cqp_pool_create(const struct cqp_alloc *alloc,
+				 const struct cqp_pool_params *params);
+/* The pool must hold no CQ (remove them first); CQP_EINVAL otherwise. */
+int cqp_pool_destroy(struct cqp_pool *pool);
+
+/*
+ * Reserve @nr_cqe entries on vector @vec (< nvec).  CQP_OK with *@cq set:
+ * reserved.  CQP_GROW with @plan filled: nothing changed, grow as planned
+ * and call again.  CQP_EINVAL: @nr_cqe is 0, larger than a CQ of this
+ * pool can be, or @vec is out of range.  CQP_ENOSPC: the pool is at
+ * max_cqs and nothing fits.
+ */
+int cqp_pool_reserve(struct cqp_pool *pool, cqp_u32 vec, cqp_u32 nr_cqe,
+		     struct cqp_cq **cq, struct cqp_plan *plan);
+
+/*
+ * Give back @nr_cqe entries of one reservation on @cq.  CQP_ERANGE, and
+ * nothing changes, when @cq has no user or fewer entries reserved.
+ */
+int cqp_pool_release(struct cqp_pool *pool, struct cqp_cq *cq,
+		     cqp_u32 nr_cqe, cqp_u64 now);
+
+/*
+ * Add a CQ the glue allocated: @size is its real size.  @cq is zeroed by
+ * the ledger; it starts idle at @now.  CQP_EINVAL for a bad vector or a
+ * size of 0, CQP_ENOSPC at max_cqs.
+ */
+int cqp_pool_add(struct cqp_pool *pool, struct cqp_cq *cq, cqp_u32 vec,
+		 cqp_u32 size, cqp_u64 now);
+
+/*
+ * @cq was resized: @size is its real new size, which must hold what is
+ * reserved (CQP_EINVAL otherwise, and nothing changes).
+ */
+int cqp_pool_resized(struct cqp_pool *pool, struct cqp_cq *cq,
+		     cqp_u32 size);
+
+/* The driver refused to resize @cq: never plan to resize it again. */
+void cqp_pool_resize_failed(struct cqp_pool *pool, struct cqp_cq *cq);
+
+/*
+ * Take out one CQ that has had no user for at least @timeout (in the
+ * caller's clock) at @now, oldest first, keeping keep_idle idle CQs;
+ * NULL when there is none.  The glue then destroys it.
+ */
+struct cqp_cq *cqp_pool_reap(struct cqp_pool *pool, cqp_u64 now,
+			     cqp_u64 timeout);
+
+/*
+ * Take out any CQ without users (for device removal); NULL when none is
+ * left.  CQs with users are never taken out.
+ */
+struct cqp_cq *cqp_pool_take_idle(struct cqp_pool *pool);
+
+/* When the oldest idle CQ became idle; false if no CQ is idle. */
+int cqp_pool_oldest_idle(const struct cqp_pool *pool, cqp_u64 *since);
+
+void cqp_pool_get_stats(const struct cqp_pool *pool,
+			struct cqp_pool_stats *st);
+/* Entries reserved over the pool's CQs on @vec. */
+cqp_u64 cqp_pool_vec_reserved(const struct cqp_pool *pool, cqp_u32 vec);
+const struct cqp_pool_params *
+cqp_pool_get_params(const struct cqp_pool *pool);
+
+/*
+ * Check every invariant of the ledger (treap order and heap property,
+ * per-vector and pool totals, the idle list).  CQP_OK or CQP_EINVAL; for
+ * tests and the fuzzer, O(n).
+ */
+int cqp_pool_check(const struct cqp_pool *pool);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CQPOOL_CORE_POOL_H */

@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What cqpool.ko exports to its KUnit module only, in the
+ * EXPORTED_FOR_KUNIT_TESTING namespace.  Not an API.
+ */
+#ifndef CQPOOL_TEST_H
+#define CQPOOL_TEST_H
+
+#include <linux/types.h>
+
+struct ib_device;
+
+/**
+ * struct cqpool_test_dev_info - a device record as cqpool sees it
+ * @nvec: completion vectors the pools spread over
+ * @load: CQ entries reserved over all vectors
+ */
+struct cqpool_test_dev_info {
+	unsigned int nvec;
+	u64 load;
+};
+
+int cqpool_test_device_info(struct ib_device *ibdev,
+			    struct cqpool_test_dev_info *info);
+
+struct cqpool;
+struct cqp_pool_stats;
+
+int cqpool_test_pool_stats(struct cqpool *pool, struct cqp_pool_stats *st);
+void cqpool_test_flush_reclaim(struct cqpool *pool);
+extern unsigned int cqpool_idle_timeout_ms;
+
+#endif /* CQPOOL_TEST_H */

@@ -1,0 +1,256 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * QPs with CQs assigned from a pool: the caller leaves send_cq and
+ * recv_cq NULL and cqpool reserves entries for them, sized from the QP's
+ * capabilities, on the vector the caller hints at.
+ */
+#include <linux/cpumask.h>
+#include <linux/slab.h>
+#include <rdma/rdma_cm.h>
+
+#include "cqpool_internal.h"
+
+/*
+ * ib_create_qp() adds send work requests for rdma_rw contexts: one per
+ * context, two more (registration and invalidation) where memory
+ * registration is used.  Reserve for the larger case.
+ */
+#define CQPOOL_RW_WR_PER_CTX	3
+
+static int cqpool_qp_vector(struct cqpool_dev *cdev,
+			    const struct cqpool_qp_attr *qattr)
+{
+	unsigned int v;
+
+	if (!qattr || qattr->vector_hint >= 0 || qattr->cpu_hint < 0)
+		return qattr ? qattr->vector_hint : -1;
+
+	/* Drivers that report affinity (mlx5 does) know which vector serves it. */
+	for (v = 0; v < cdev->nvec; v++) {
+		const struct cpumask *mask = ib_get_vector_affinity(cdev->ibdev,
+								    v);
+
+		if (mask && cpumask_test_cpu(qattr->cpu_hint, mask))
+			return v;
+	}
+	return qattr->cpu_hint % cdev->nvec;
+}
+
+static void cqpool_qp_release(struct cqpool_qp *cqp)
+{
+	if (cqp->recv_cq && cqp->recv_cq != cqp->send_cq)
+		cqpool_cq_put(cqp->recv_cq, cqp->recv_cqe, NULL);
+	if (cqp->send_cq)
+		cqpool_cq_put(cqp->send_cq, cqp->send_cqe, NULL);
+	kfree(cqp);
+}
+
+/* Reserves the QP's CQs and sets them in @init_attr. */
+static struct cqpool_qp *cqpool_qp_prepare(struct cqpool *pool,
+					   struct ib_qp_init_attr *init_attr,
+					   const struct cqpool_qp_attr *qattr)
+{
+	const struct ib_qp_cap *cap = &init_attr->cap;
+	unsigned int send_wr, recv_wr;
+	struct cqpool_qp *cqp;
+	int vec;
+
+	if (init_attr->send_cq || init_attr->recv_cq)
+		return ERR_PTR(-EINVAL);
+	if (qattr && ((qattr->flags & ~CQPOOL_QP_ALL) ||
+		      qattr->cpu_hint >= (int)nr_cpu_ids))
+		return ERR_PTR(-EINVAL);
+
+	send_wr = cap->max_send_wr + CQPOOL_RW_WR_PER_CTX * cap->max_rdma_ctxs;
+	recv_wr = init_attr->srq ? 0 : cap->max_recv_wr;
+	vec = cqpool_qp_vector(pool->cdev, qattr);
+
+	cqp = kzalloc(sizeof(*cqp), GFP_KERNEL);
+	if (!cqp)
+		return ERR_PTR(-ENOMEM);
+	cqp->pool = pool;
+
+	if (qattr && (qattr->flags & CQPOOL_QP_SEPARATE_CQS)) {
+		cqp->send_cqe = max(send_wr, 1U);
+		cqp->recv_cqe = max(recv_wr, 1U);
+	} else {
+		cqp->send_cqe = send_wr + recv_wr;
+	}
+
+	cqp->send_cq = cqpool_cq_get(pool, cqp->send_cqe, vec, NULL);
+	if (IS_ERR(cqp->send_cq)) {
+		int ret = PTR_ERR(cqp->send_cq);
+
+		kfree(cqp);
+		return ERR_PTR(ret);
+	}
+	cqp->recv_cq = cqp->send_cq;
+	if (cqp->recv_cqe) {
+		cqp->recv_cq = cqpool_cq_get(pool, cqp->recv_cqe, vec, NULL);
+		if (IS_ERR(cqp->recv_cq)) {
+			int ret = PTR_ERR(cqp->recv_cq);
+
+			cqp->recv_cq = NULL;
+			cqpool_qp_release(cqp);
+			return ERR_PTR(ret);
+		}
+	}
+	init_attr->send_cq = cqp->send_cq;
+	init_attr->recv_cq = cqp->recv_cq;
+	return cqp;
+}
+
+static void cqpool_qp_abandon(struct cqpool_qp *cqp,
+			      struct ib_qp_init_attr *init_attr)
+{
+	init_attr->send_cq = NULL;
+	init_attr->recv_cq = NULL;
+	cqpool_qp_release(cqp);
+}
+
+static int cqpool_qp_track(struct cqpool_qp *cqp, struct ib_qp *qp)
+{
+	cqp->qp = qp;
+	return xa_insert(&cqp->pool->cdev->qps, qp->qp_num, cqp, GFP_KERNEL);
+}
+
+static struct cqpool_qp *cqpool_qp_untrack(struct ib_qp *qp)
+{
+	struct cqpool_dev *cdev = cqpool_dev_get(qp->device);
+	struct cqpool_qp *cqp;
+
+	if (!cdev)
+		return NULL;
+	cqp = xa_load(&cdev->qps, qp->qp_num);
+	if (!cqp || cqp->qp != qp)
+		return NULL;
+	xa_erase(&cdev->qps, qp->qp_num);
+	return cqp;
+}
+
+/**
+ * cqpool_create_qp() - create a QP whose CQs come from a pool
+ * @pool: the pool
+ * @pd: protection domain of the QP
+ * @init_attr: as for ib_create_qp(), with send_cq and recv_cq NULL; on
+ *	success they are set to the CQs assigned.  event_handler receives
+ *	the QP's own affiliated events.
+ * @qattr: vector and CPU hints and flags; NULL for the least-loaded
+ *	vector and one CQ for both directions
+ *
+ * The CQs are sized from cap.max_send_wr (plus what rdma_rw contexts
+ * add) and cap.max_recv_wr (none with an SRQ).  Destroy the QP with
+ * cqpool_destroy_qp().
+ *
+ * Context: process context; may sleep.
+ * Return: the QP, or ERR_PTR(-EINVAL) if a CQ was given or @qattr is
+ * bad, or the error of cqpool_cq_get() or ib_create_qp().
+ */
+struct ib_qp *cqpool_create_qp(struct cqpool *pool, struct ib_pd *pd,
+			       struct ib_qp_init_attr *init_attr,
+			       const struct cqpool_qp_attr *qattr)
+{
+	struct cqpool_qp *cqp;
+	struct ib_qp *qp;
+	int ret;
+
+	cqp = cqpool_qp_prepare(pool, init_attr, qattr);
+	if (IS_ERR(cqp))
+		return ERR_CAST(cqp);
+
+	qp = ib_create_qp(pd, init_attr);
+	if (IS_ERR(qp)) {
+		cqpool_qp_abandon(cqp, init_attr);
+		return qp;
+	}
+	ret = cqpool_qp_track(cqp, qp);
+	if (ret) {
+		ib_destroy_qp(qp);
+		cqpool_qp_abandon(cqp, init_attr);
+		return ERR_PTR(ret);
+	}
+	return qp;
+}
+EXPORT_SYMBOL_GPL(cqpool_create_qp);
+
+/**
+ * cqpool_destroy_qp() - destroy a QP made by cqpool_create_qp()
+ * @qp: the QP
+ *
+ * Destroys the QP, then gives back its CQ entries.  A QP that cqpool did
+ * not make is logged and left alone.
+ *
+ * Context: process context; may sleep.
+ */
+void cqpool_destroy_qp(struct ib_qp *qp)
+{
+	struct cqpool_qp *cqp = cqpool_qp_untrack(qp);
+
+	if (!cqp) {
+		pr_err_ratelimited("cqpool: destroy of a QP cqpool did not make\n");
+		return;
+	}
+	ib_destroy_qp(qp);
+	cqpool_qp_release(cqp);
+}
+EXPORT_SYMBOL_GPL(cqpool_destroy_qp);
+
+/**
+ * cqpool_rdma_create_qp() - rdma_create_qp() with CQs from a pool
+ * @pool: the pool, on @id's device
+ * @id: the RDMA CM id, bound to a device
+ * @pd: protection domain of the QP
+ * @init_attr: as for cqpool_create_qp()
+ * @qattr: as for cqpool_create_qp()
+ *
+ * Destroy the QP with cqpool_rdma_destroy_qp().
+ *
+ * Context: process context; may sleep.
+ * Return: 0, -EINVAL if @id is on another device than @pool or a
+ * parameter is bad, or the error of cqpool_cq_get() or rdma_create_qp().
+ */
+int cqpool_rdma_create_qp(struct cqpool *pool, struct rdma_cm_id *id,
+			  struct ib_pd *pd, struct ib_qp_init_attr *init_attr,
+			  const struct cqpool_qp_attr *qattr)
+{
+	struct cqpool_qp *cqp;
+	int ret;
+
+	if (id->device != pool->cdev->ibdev)
+		return -EINVAL;
+	cqp = cqpool_qp_prepare(pool, init_attr, qattr);
+	if (IS_ERR(cqp))
+		return PTR_ERR(cqp);
+
+	ret = rdma_create_qp(id, pd, init_attr);
+	if (ret) {
+		cqpool_qp_abandon(cqp, init_attr);
+		return ret;
+	}
+	ret = cqpool_qp_track(cqp, id->qp);
+	if (ret) {
+		rdma_destroy_qp(id);
+		cqpool_qp_abandon(cqp, init_attr);
+	}
+	return ret;
+}
+EXPORT_SYMBOL_GPL(cqpool_rdma_create_qp);
+
+/**
+ * cqpool_rdma_destroy_qp() - destroy a QP made by cqpool_rdma_create_qp()
+ * @id: the RDMA CM id
+ *
+ * Context: process context; may sleep.
+ */
+void cqpool_rdma_destroy_qp(struct rdma_cm_id *id)
+{
+	struct cqpool_qp *cqp = id->qp ? cqpool_qp_untrack(id->qp) : NULL;
+
+	if (!cqp) {
+		pr_err_ratelimited("cqpool: destroy of a QP cqpool did not make\n");
+		return;
+	}
+	rdma_destroy_qp(id);
+	cqpool_qp_release(cqp);
+}
+EXPORT_SYMBOL_GPL(cqpool_rdma_destroy_qp);

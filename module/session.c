@@ -1,0 +1,282 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Sessions of /dev/cqpool.  Every object made through a file descriptor
+ * is released when it closes, so a killed harness leaks nothing.
+ *
+ * A session holds no reference on an RDMA device: its reservations and
+ * owned pools are what a device's removal waits for, which keeps them
+ * valid until the session lets go.
+ */
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/xarray.h>
+#include <uapi/linux/cqpool.h>
+
+#include "cqpool_internal.h"
+#include "session.h"
+
+enum cqpool_obj_kind {
+	CQPOOL_OBJ_POOL,
+	CQPOOL_OBJ_RESV,
+};
+
+/**
+ * struct cqpool_obj - a pool or a reservation of a session
+ * @kind: which
+ * @pool: the pool (the pool reserved on, for a reservation)
+ * @pool_id: for a reservation on an owned pool, that pool's id; else 0
+ * @cq: a reservation's CQ
+ * @nr_cqe: a reservation's entries
+ * @users: for a pool, the session's reservations on it
+ */
+struct cqpool_obj {
+	enum cqpool_obj_kind kind;
+	struct cqpool *pool;
+	u32 pool_id;
+	struct ib_cq *cq;
+	unsigned int nr_cqe;
+	unsigned int users;
+};
+
+/**
+ * struct cqpool_session - one open /dev/cqpool
+ * @lock: serialises the session's commands
+ * @objs: struct cqpool_obj by id, from 1; under @lock
+ * @count: entries in @objs; under @lock
+ */
+struct cqpool_session {
+	struct mutex lock;		/* serialises the session's commands */
+	struct xarray objs;
+	unsigned int count;
+};
+
+struct cqpool_session *cqpool_session_create(void)
+{
+	struct cqpool_session *s = kzalloc(sizeof(*s), GFP_KERNEL);
+
+	if (!s)
+		return NULL;
+	mutex_init(&s->lock);
+	xa_init_flags(&s->objs, XA_FLAGS_ALLOC1);
+	return s;
+}
+
+static int cqpool_obj_add(struct cqpool_session *s, struct cqpool_obj *obj,
+			  u32 *id)
+{
+	int ret;
+
+	if (s->count >= CQPOOL_MAX_FD_OBJECTS)
+		return -ENOSPC;
+	ret = xa_alloc(&s->objs, id, obj, xa_limit_31b, GFP_KERNEL);
+	if (!ret)
+		s->count++;
+	return ret;
+}
+
+static struct cqpool_obj *cqpool_obj_find(struct cqpool_session *s, u32 id,
+					  enum cqpool_obj_kind kind)
+{
+	struct cqpool_obj *obj = xa_load(&s->objs, id);
+
+	return obj && obj->kind == kind ? obj : NULL;
+}
+
+static void cqpool_obj_remove(struct cqpool_session *s, u32 id)
+{
+	kfree(xa_erase(&s->objs, id));
+	s->count--;
+}
+
+/* Copies a NUL-terminated name out of a fixed uapi array. */
+static int cqpool_name(char *dst, const char *src)
+{
+	if (!memchr(src, 0, CQPOOL_NAME_LEN))
+		return -EINVAL;
+	strscpy(dst, src, CQPOOL_NAME_LEN);
+	return 0;
+}
+
+int cqpool_session_pool_create(struct cqpool_session *s, void *arg)
+{
+	struct cqpool_pool_create *a = arg;
+	char device[CQPOOL_NAME_LEN], name[CQPOOL_NAME_LEN];
+	struct cqpool_attr attr = {
+		.poll_ctx = a->poll_ctx,
+		.cq_size = a->cq_size,
+		.max_cqs = a->max_cqs,
+		.flags = a->flags,
+		.name = name,
+	};
+	struct ib_device *dev;
+	struct cqpool_obj *obj;
+	int ret;
+
+	BUILD_BUG_ON(CQPOOL_POOL_NO_SHRINK != CQPOOL_F_NO_SHRINK);
+	BUILD_BUG_ON(CQPOOL_POOL_NO_RESIZE != CQPOOL_F_NO_RESIZE);
+	if (cqpool_name(device, a->device) || cqpool_name(name, a->name) ||
+	    a->poll_ctx > CQPOOL_POLL_UNBOUND_WORKQUEUE)
+		return -EINVAL;
+
+	obj = kzalloc(sizeof(*obj), GFP_KERNEL);
+	if (!obj)
+		return -ENOMEM;
+	obj->kind = CQPOOL_OBJ_POOL;
+
+	dev = ib_device_get_by_name(device, RDMA_DRIVER_UNKNOWN);
+	if (!dev) {
+		ret = -ENODEV;
+		goto out_free;
+	}
+	obj->pool = cqpool_create(dev, &attr);
+	ib_device_put(dev);
+	if (IS_ERR(obj->pool)) {
+		ret = PTR_ERR(obj->pool);
+		goto out_free;
+	}
+
+	mutex_lock(&s->lock);
+	ret = cqpool_obj_add(s, obj, &a->id);
+	mutex_unlock(&s->lock);
+	if (ret)
+		goto out_destroy;
+	return 0;
+
+out_destroy:
+	cqpool_destroy(obj->pool);
+out_free:
+	kfree(obj);
+	return ret;
+}
+
+int cqpool_session_pool_destroy(struct cqpool_session *s, void *arg)
+{
+	struct cqpool_destroy *a = arg;
+	struct cqpool_obj *obj;
+	int ret = -ENOENT;
+
+	mutex_lock(&s->lock);
+	obj = cqpool_obj_find(s, a->id, CQPOOL_OBJ_POOL);
+	if (obj) {
+		ret = obj->users ? -EBUSY : cqpool_destroy(obj->pool);
+		if (!ret)
+			cqpool_obj_remove(s, a->id);
+	}
+	mutex_unlock(&s->lock);
+	return ret;
+}
+
+/* The pool a reservation goes to; *@owner is the session's pool object. */
+static struct cqpool *cqpool_get_pool(struct cqpool_session *s,
+				      const struct cqpool_cq_get *a,
+				      struct cqpool_obj **owner)
+{
+	char device[CQPOOL_NAME_LEN];
+	struct ib_device *dev;
+	struct cqpool *pool;
+
+	*owner = NULL;
+	if (!(a->flags & CQPOOL_CQ_GET_SHARED)) {
+		*owner = cqpool_obj_find(s, a->pool_id, CQPOOL_OBJ_POOL);
+		return *owner ? (*owner)->pool : ERR_PTR(-ENOENT);
+	}
+	if (cqpool_name(device, a->device) ||
+	    a->poll_ctx > CQPOOL_POLL_UNBOUND_WORKQUEUE)
+		return ERR_PTR(-EINVAL);
+	dev = ib_device_get_by_name(device, RDMA_DRIVER_UNKNOWN);
+	if (!dev)
+		return ERR_PTR(-ENODEV);
+	pool = cqpool_device_pool(dev, a->poll_ctx);
+	ib_device_put(dev);
+	return pool;
+}
+
+int cqpool_session_cq_get(struct cqpool_session *s, void *arg)
+{
+	struct cqpool_cq_get *a = arg;
+	struct cqpool_obj *obj, *owner;
+	struct cqpool *pool;
+	int ret;
+
+	obj = kzalloc(sizeof(*obj), GFP_KERNEL);
+	if (!obj)
+		return -ENOMEM;
+	obj->kind = CQPOOL_OBJ_RESV;
+
+	mutex_lock(&s->lock);
+	pool = cqpool_get_pool(s, a, &owner);
+	if (IS_ERR(pool)) {
+		ret = PTR_ERR(pool);
+		goto out_unlock;
+	}
+	obj->cq = cqpool_cq_get(pool, a->nr_cqe, a->vector_hint, NULL);
+	if (IS_ERR(obj->cq)) {
+		ret = PTR_ERR(obj->cq);
+		goto out_unlock;
+	}
+	obj->nr_cqe = a->nr_cqe;
+	ret = cqpool_obj_add(s, obj, &a->id);
+	if (ret) {
+		cqpool_cq_put(obj->cq, obj->nr_cqe, NULL);
+		goto out_unlock;
+	}
+	if (owner) {
+		owner->users++;
+		obj->pool_id = a->pool_id;
+	}
+	a->cq_id = obj->cq->res.id;
+	a->vector = obj->cq->comp_vector;
+	a->cqe = obj->cq->cqe;
+	mutex_unlock(&s->lock);
+	return 0;
+
+out_unlock:
+	mutex_unlock(&s->lock);
+	kfree(obj);
+	return ret;
+}
+
+/* Gives back a reservation; under the session's lock. */
+static void cqpool_resv_release(struct cqpool_session *s, u32 id,
+				struct cqpool_obj *obj)
+{
+	if (obj->pool_id)
+		cqpool_obj_find(s, obj->pool_id, CQPOOL_OBJ_POOL)->users--;
+	cqpool_cq_put(obj->cq, obj->nr_cqe, NULL);
+	cqpool_obj_remove(s, id);
+}
+
+int cqpool_session_cq_put(struct cqpool_session *s, void *arg)
+{
+	struct cqpool_destroy *a = arg;
+	struct cqpool_obj *obj;
+	int ret = -ENOENT;
+
+	mutex_lock(&s->lock);
+	obj = cqpool_obj_find(s, a->id, CQPOOL_OBJ_RESV);
+	if (obj) {
+		cqpool_resv_release(s, a->id, obj);
+		ret = 0;
+	}
+	mutex_unlock(&s->lock);
+	return ret;
+}
+
+void cqpool_session_destroy(struct cqpool_session *s)
+{
+	struct cqpool_obj *obj;
+	unsigned long id;
+
+	mutex_lock(&s->lock);
+	/* Reservations first: a pool is destroyed only without them. */
+	xa_for_each(&s->objs, id, obj)
+		if (obj->kind == CQPOOL_OBJ_RESV)
+			cqpool_resv_release(s, id, obj);
+	xa_for_each(&s->objs, id, obj) {
+		WARN_ON(cqpool_destroy(obj->pool));
+		cqpool_obj_remove(s, id);
+	}
+	mutex_unlock(&s->lock);
+	xa_destroy(&s->objs);
+	kfree(s);
+}

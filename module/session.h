@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What one open /dev/cqpool holds: pools and reservations, named by ids
+ * that mean something only to that file descriptor.
+ */
+#ifndef CQPOOL_SESSION_H
+#define CQPOOL_SESSION_H
+
+struct cqpool_session;
+
+struct cqpool_session *cqpool_session_create(void);
+void cqpool_session_destroy(struct cqpool_session *s);
+
+int cqpool_session_pool_create(struct cqpool_session *s, void *arg);
+int cqpool_session_pool_destroy(struct cqpool_session *s, void *arg);
+int cqpool_session_cq_get(struct cqpool_session *s, void *arg);
+int cqpool_session_cq_put(struct cqpool_session *s, void *arg);
+
+#endif /* CQPOOL_SESSION_H */

@@ -1,0 +1,237 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# check.sh full|fast - every test of cqpool, with one count at the end.
+#
+#   lint       checkpatch --strict, sparse, W=1, the C++ symbol/section check
+#   build      cqpool.ko for the stock kernel (and the debug kernel)
+#   userspace  the core's GoogleTest suite under ASan/UBSan
+#   vm:stock   kselftests in QEMU on the stock Debian kernel
+#   vm:debug   (full only) KUnit and kselftests on the debug kernel, with
+#              KASAN, kmemleak and lockdep
+#
+# Every level adds its tests to the count; a VM run also counts as a test
+# of its own that fails on any splat in its console.  The last line is
+# "N passed, N failed"; the exit status is non-zero if anything failed.
+# Logs: build/check/.
+set -uo pipefail
+
+mode=${1:-full}
+case $mode in full|fast) ;; *) echo "usage: $0 full|fast" >&2; exit 2 ;; esac
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+out=$top/build/check
+rm -rf "$out"
+mkdir -p "$out"
+
+passed=0
+failed=0
+skipped=0
+
+# record NAME PASSED FAILED [NOTE]
+record() {
+	passed=$((passed + $2))
+	failed=$((failed + $3))
+	printf '%-28s %4d passed, %d failed%s\n' "$1" "$2" "$3" "${4:+  ($4)}"
+}
+
+# step NAME CMD...: one test that passes when CMD exits 0; log in $out/NAME.log
+step() {
+	local name=$1 log="$out/${1//[:\/]/-}.log"
+
+	shift
+	if "$@" >"$log" 2>&1; then
+		record "$name" 1 0
+	else
+		record "$name" 0 1 "see $log"
+		tail -n 20 "$log" | sed 's/^/    /'
+	fi
+}
+
+# no_warnings LOG CMD...: CMD succeeds and prints no warning or error
+no_warnings() {
+	local log=$1
+
+	shift
+	"$@" >"$log.raw" 2>&1
+	local rc=$?
+	cat "$log.raw"
+	[ $rc -eq 0 ] && ! grep -E 'warning:|error:' "$log.raw"
+}
+
+# kbuild KIND KDIR: build for KIND with W=1, warnings are failures
+kbuild() {
+	no_warnings "$out/kbuild-$1" scripts/kbuild.sh "$1" "$2" W=1
+}
+
+sparse_clean() {
+	scripts/kbuild.sh "$1" "$2" C=2 >"$out/sparse.raw" 2>&1 || return 1
+	cat "$out/sparse.raw"
+	! grep -E "^$top/build/kbuild-$1/.*(warning|error):" "$out/sparse.raw"
+}
+
+# gtest_counts LOG: the counts of a GoogleTest run
+gtest_counts() {
+	local p f
+
+	p=$(sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' "$1")
+	f=$(sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' "$1")
+	echo "${p:-0} ${f:-0}"
+}
+
+# section FILE NAME: the lines of one payload section of a results log
+section() {
+	tr -d '\r' <"$1" | awk -v name="$2" '
+		$0 == "@@begin " name { on = 1; next }
+		index($0, "@@end " name " ") == 1 { on = 0 }
+		on'
+}
+
+section_rc() {
+	tr -d '\r' <"$1" | sed -n "s/^@@end $2 rc=\([0-9]*\)$/\1/p"
+}
+
+# kunit_ktap CONSOLE: the KTAP the KUnit module printed while it loaded,
+# under the top-level header that a module's suites are printed without
+kunit_ktap() {
+	local body
+
+	body=$(tr -d '\r' <"$1" |
+	       sed -n '/cqpool-kunit-begin/,/cqpool-kunit-end/p' |
+	       grep -v 'cqpool-kunit-' | sed 's/^\[ *[0-9.]*\] //')
+	echo "KTAP version 1"
+	echo "1..$(grep -c '^    # Subtest:' <<<"$body")"
+	echo "$body"
+}
+
+# kunit_counts KUNIT_TXT: passed, failed and skipped from kunit.py's
+# summary; every test run that neither passed nor was skipped (failed,
+# crashed) failed, and so does each parser error and a run of no test.
+kunit_counts() {
+	local line ran p s e
+
+	line=$(grep 'Testing complete. Ran' "$1" | tail -n 1)
+	ran=$(sed -n 's/.*Ran \([0-9]*\) tests.*/\1/p' <<<"$line")
+	p=$(sed -n 's/.*passed: \([0-9]*\).*/\1/p' <<<"$line")
+	s=$(sed -n 's/.*skipped: \([0-9]*\).*/\1/p' <<<"$line")
+	e=$(sed -n 's/.*errors: \([0-9]*\).*/\1/p' <<<"$line")
+	ran=${ran:-0} p=${p:-0} s=${s:-0} e=${e:-0}
+	echo "$p $((ran - p - s + e + (ran == 0))) $s"
+}
+
+# vm KIND PAYLOAD: boot KIND, then count its KUnit and kselftest results
+vm() {
+	local kind=$1 payload=$2 vmout=$out/vm-$1 rc name res p f
+
+	CQPOOL_VM_QUIET=1 vm/run.sh "$kind" "$payload" "$vmout" \
+		>"$vmout.log" 2>&1
+	rc=$?
+	res=$vmout/results.log
+	[ -f "$res" ] || : >"$res"
+
+	if grep -q 'cqpool-kunit-begin' "$vmout/console.log"; then
+		kunit_ktap "$vmout/console.log" >"$vmout/kunit.ktap"
+		python3 "$src/tools/testing/kunit/kunit.py" parse \
+			"$vmout/kunit.ktap" >"$vmout/kunit.txt" 2>&1
+		local krc=$?
+		read -r p f s <<<"$(kunit_counts "$vmout/kunit.txt")"
+		# kunit.py failing with nothing counted failed is a failure too
+		[ $krc -eq 0 ] || [ "$f" -gt 0 ] || f=1
+		skipped=$((skipped + s))
+		record "vm:$kind:kunit" "$p" "$f" "$vmout/kunit.txt"
+	elif [ "$kind" = debug ]; then
+		record "vm:$kind:kunit" 0 1 "no KUnit results; see $vmout"
+	fi
+
+	for name in $(sed -n 's/^@@begin \(kselftest:.*\)$/\1/p' "$res" |
+		      tr -d '\r'); do
+		local totals
+		totals=$(section "$res" "$name" | grep '^# Totals:' | tail -n 1)
+		# pass:P fail:F xfail:XF xpass:XP skip:S error:E
+		local s
+		read -r p f s <<<"$(echo "$totals" | sed -n \
+			's/^# Totals: pass:\([0-9]*\) fail:\([0-9]*\) xfail:\([0-9]*\) xpass:\([0-9]*\) skip:\([0-9]*\) error:\([0-9]*\)$/\1+\3 \2+\4+\6 \5/p')"
+		p=$(( ${p:-0} ))
+		f=$(( ${f:-0} ))
+		skipped=$((skipped + ${s:-0}))
+		# A binary that died before its totals, or exited non-zero
+		# with no failure counted, still failed.
+		if [ -z "$totals" ] ||
+		   { [ "$(section_rc "$res" "$name")" != 0 ] && [ "$f" -eq 0 ]; }
+		then
+			f=$((f + 1))
+		fi
+		record "vm:$kind:${name#kselftest:}" "$p" "$f"
+	done
+
+	if [ $rc -eq 0 ]; then
+		record "vm:$kind:clean-run" 1 0
+	else
+		record "vm:$kind:clean-run" 0 1 "status $rc; see $vmout.log"
+		tail -n 15 "$vmout.log" | sed 's/^/    /'
+	fi
+}
+
+# payload KIND KBUILD_DIR: what the VM gets in /payload
+payload() {
+	local dir=$top/build/payload-$1
+
+	rm -rf "$dir"
+	mkdir -p "$dir/selftests"
+	cp "$2"/*.ko "$dir/" &&
+		cp vm/payload-tests.sh "$dir/run.sh" &&
+		cp build/selftests/* "$dir/selftests/"
+}
+
+echo "== cqpool check ($mode)"
+
+if ! src=$(vm/kernel.sh source 2>"$out/source.log"); then
+	record "kernel-source" 0 1 "see $out/source.log"
+	echo "$passed passed, $failed failed"
+	exit 1
+fi
+
+step lint:checkpatch perl "$src/scripts/checkpatch.pl" --strict --no-tree \
+	--quiet --show-types -f module/*.c module/*.h kunit/*.c \
+	include/cqpool/*.h include/uapi/linux/*.h selftests/*.c
+
+stock_ver=$(vm/run.sh --print-stock-version)
+stock_kdir=/usr/src/linux-headers-$stock_ver
+step build:stock kbuild stock "$stock_kdir"
+step lint:sparse sparse_clean stock "$stock_kdir"
+step lint:cxx-freestanding scripts/cxx-check.sh \
+	build/kbuild-stock/module/core/*.o
+
+make -C userspace OUT="$out/userspace" test >"$out/userspace.log" 2>&1
+read -r p f <<<"$(gtest_counts "$out/userspace.log")"
+[ "$p$f" != 00 ] || f=1
+record userspace:gtest "$p" "$f" "$out/userspace.log"
+
+step build:selftests make -C selftests \
+	KSFT_DIR="$src/tools/testing/selftests" OUT="$top/build/selftests"
+
+if payload stock build/kbuild-stock; then
+	vm stock build/payload-stock
+else
+	record vm:stock 0 1 "payload not built"
+fi
+
+if [ "$mode" = full ]; then
+	if debug_dir=$(vm/kernel.sh debug 2>"$out/debug-kernel.log"); then
+		step build:debug kbuild debug "$debug_dir/build"
+		step lint:cxx-freestanding-debug scripts/cxx-check.sh \
+			build/kbuild-debug/module/core/*.o \
+			build/kbuild-debug/kunit/core/*.o
+		if payload debug build/kbuild-debug; then
+			vm debug build/payload-debug
+		else
+			record vm:debug 0 1 "payload not built"
+		fi
+	else
+		record debug-kernel 0 1 "see $out/debug-kernel.log"
+	fi
+fi
+
+echo "$passed passed, $failed failed, $skipped skipped"
+[ "$failed" -eq 0 ]

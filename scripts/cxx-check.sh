@@ -1,0 +1,33 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# cxx-check.sh OBJ... - prove the C++ core objects stay freestanding:
+# every undefined symbol is on module/core/allowed-symbols, and no object
+# carries a section that needs a C++ runtime (static constructors,
+# destructors, unwind tables, exception tables, thread-local storage).
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+allow=$top/module/core/allowed-symbols
+forbidden='^\.(init_array|fini_array|ctors|dtors|eh_frame|eh_frame_hdr|gcc_except_table|tdata|tbss|preinit_array)(\..*)?$'
+
+[ $# -gt 0 ] || { echo "usage: $0 OBJ..." >&2; exit 2; }
+pattern=$(grep -v -e '^#' -e '^$' "$allow" | paste -sd'|')
+
+bad=0
+for obj in "$@"; do
+	while read -r sym; do
+		if ! [[ $sym =~ ^($pattern)$ ]]; then
+			echo "$obj: undefined symbol not allowed: $sym" \
+				"($(c++filt "$sym"))"
+			bad=1
+		fi
+	done < <(nm -u "$obj" | awk '{print $2}')
+	while read -r sec; do
+		if [[ $sec =~ $forbidden ]]; then
+			echo "$obj: forbidden section: $sec"
+			bad=1
+		fi
+	done < <(readelf -SW "$obj" | sed -n 's/^ *\[ *[0-9]*\] \([^ ]*\) .*/\1/p')
+done
+exit $bad

@@ -1,0 +1,24 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# demo.sh - boot the stock Debian kernel in QEMU with soft-RoCE, load
+# cqpool and show what it sees.
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+ver=$(vm/run.sh --print-stock-version)
+payload=$top/build/payload-demo
+
+scripts/kbuild.sh stock "/usr/src/linux-headers-$ver" -s
+
+rm -rf "$payload"
+mkdir -p "$payload"
+cp build/kbuild-stock/cqpool.ko "$payload/"
+cp vm/payload-demo.sh "$payload/run.sh"
+
+echo "Booting $ver in QEMU (TCG) with soft-RoCE; this takes a minute."
+CQPOOL_VM_QUIET=1 vm/run.sh stock "$payload" build/demo >build/demo.log 2>&1 ||
+	{ tail -n 20 build/demo.log; exit 1; }
+echo
+tr -d '\r' <build/demo/results.log

@@ -1,0 +1,436 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kselftest: CQ pools as userspace sees them through /dev/cqpool,
+ * debugfs and `rdma res show cq`: laziness, reclaim after the idle
+ * timeout, owned pools, bad input to every pool ioctl, per-fd cleanup
+ * and limits, and the removal of a device with pools on it.
+ *
+ * The VM runner makes rxe0 on the veth end $CQPOOL_RXE_NETDEV (v0).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/cqpool.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "kselftest_harness.h"
+
+#define TOTALS		"/sys/kernel/debug/cqpool/totals"
+#define DEVICES		"/sys/kernel/debug/cqpool/devices"
+#define IDLE_TIMEOUT	"/sys/module/cqpool/parameters/idle_timeout_ms"
+#define TEST_TIMEOUT_MS	100
+
+struct totals {
+	unsigned long long cqs, idle_cqs, cqes, reserved, users;
+};
+
+static int read_totals(struct totals *t)
+{
+	FILE *f = fopen(TOTALS, "r");
+	int n;
+
+	if (!f)
+		return -1;
+	n = fscanf(f, "cqs %llu idle_cqs %llu cqes %llu reserved %llu users %llu",
+		   &t->cqs, &t->idle_cqs, &t->cqes, &t->reserved, &t->users);
+	fclose(f);
+	return n == 5 ? 0 : -1;
+}
+
+static int write_file(const char *path, const char *val)
+{
+	FILE *f = fopen(path, "w");
+	int ret;
+
+	if (!f)
+		return -1;
+	ret = fputs(val, f) < 0 ? -1 : 0;
+	return fclose(f) ? -1 : ret;
+}
+
+static int set_idle_timeout(unsigned int ms)
+{
+	char buf[32];
+
+	snprintf(buf, sizeof(buf), "%u", ms);
+	return write_file(IDLE_TIMEOUT, buf);
+}
+
+/* Waits until no CQ is left: the idle timeout has done its work. */
+static int wait_no_cqs(void)
+{
+	struct totals t;
+	int i;
+
+	for (i = 0; i < 100; i++) {
+		if (!read_totals(&t) && !t.cqs)
+			return 0;
+		usleep(50 * 1000);
+	}
+	return -1;
+}
+
+static int device_listed(const char *name)
+{
+	char line[256], first[64];
+	FILE *f = fopen(DEVICES, "r");
+	int found = 0;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%63s", first) == 1 && !strcmp(first, name))
+			found = 1;
+	fclose(f);
+	return found;
+}
+
+static int shared_get_on(int fd, unsigned int nr, int hint,
+			 struct cqpool_cq_get *g)
+{
+	memset(g, 0, sizeof(*g));
+	g->size = sizeof(*g);
+	g->flags = CQPOOL_CQ_GET_SHARED;
+	g->poll_ctx = CQPOOL_POLL_SOFTIRQ;
+	strcpy(g->device, "rxe0");
+	g->nr_cqe = nr;
+	g->vector_hint = hint;
+	return ioctl(fd, CQPOOL_IOC_CQ_GET, g);
+}
+
+/* A reservation on rxe0's shared softirq pool, least-loaded vector. */
+static int shared_get(int fd, unsigned int nr, struct cqpool_cq_get *g)
+{
+	return shared_get_on(fd, nr, -1, g);
+}
+
+static int put(int fd, unsigned int id)
+{
+	struct cqpool_destroy d = { .size = sizeof(d), .id = id };
+
+	return ioctl(fd, CQPOOL_IOC_CQ_PUT, &d);
+}
+
+static int pool_destroy(int fd, unsigned int id)
+{
+	struct cqpool_destroy d = { .size = sizeof(d), .id = id };
+
+	return ioctl(fd, CQPOOL_IOC_POOL_DESTROY, &d);
+}
+
+static void pool_attr(struct cqpool_pool_create *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->size = sizeof(*c);
+	strcpy(c->device, "rxe0");
+	strcpy(c->name, "selftest");
+	c->poll_ctx = CQPOOL_POLL_WORKQUEUE;
+}
+
+/* 1 when `rdma res show cq` lists CQ @cqn of rxe0 as cqpool's. */
+static int rdma_res_lists_cq(unsigned int cqn)
+{
+	char cmd[128], line[512];
+	int found = 0;
+	FILE *p;
+
+	snprintf(cmd, sizeof(cmd),
+		 "/usr/bin/rdma res show cq dev rxe0 cqn %u 2>/dev/null", cqn);
+	p = popen(cmd, "r");
+	if (!p)
+		return -1;
+	while (fgets(line, sizeof(line), p))
+		if (strstr(line, "[cqpool]"))
+			found = 1;
+	pclose(p);
+	return found;
+}
+
+FIXTURE(pools) {
+	int fd;
+};
+
+FIXTURE_SETUP(pools)
+{
+	struct totals t;
+
+	ASSERT_EQ(0, set_idle_timeout(TEST_TIMEOUT_MS))
+		TH_LOG("cannot set %s", IDLE_TIMEOUT);
+	ASSERT_EQ(0, wait_no_cqs()) TH_LOG("CQs left over from before");
+	ASSERT_EQ(0, read_totals(&t));
+	ASSERT_EQ(0, t.users);
+	self->fd = open(CQPOOL_DEVICE_PATH, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, self->fd);
+}
+
+FIXTURE_TEARDOWN(pools)
+{
+	close(self->fd);
+	set_idle_timeout(30000);
+}
+
+TEST_F(pools, shared_pool_is_lazy_and_gives_memory_back)
+{
+	struct cqpool_cq_get g;
+	struct totals t;
+
+	ASSERT_EQ(0, shared_get(self->fd, 32, &g));
+	EXPECT_LE(32, g.cqe);
+	/* Upstream allocates 2 CQs of 8191 entries for this. */
+	EXPECT_GE(4 * 32, g.cqe);
+	ASSERT_EQ(0, read_totals(&t));
+	EXPECT_EQ(1, t.cqs);
+	EXPECT_EQ(32, t.reserved);
+	EXPECT_EQ(1, rdma_res_lists_cq(g.cq_id));
+
+	ASSERT_EQ(0, put(self->fd, g.id));
+	ASSERT_EQ(0, read_totals(&t));
+	EXPECT_EQ(0, t.reserved);
+	EXPECT_EQ(0, wait_no_cqs());
+	EXPECT_EQ(0, rdma_res_lists_cq(g.cq_id));
+}
+
+TEST_F(pools, reservations_on_one_vector_share_a_cq)
+{
+	struct cqpool_cq_get a, b;
+	struct totals t;
+
+	ASSERT_EQ(0, shared_get(self->fd, 16, &a));
+	ASSERT_EQ(0, shared_get_on(self->fd, 8, a.vector, &b));
+	EXPECT_EQ(a.cq_id, b.cq_id);
+	EXPECT_EQ(a.vector, b.vector);
+	ASSERT_EQ(0, read_totals(&t));
+	EXPECT_EQ(1, t.cqs);
+	EXPECT_EQ(2, t.users);
+	EXPECT_EQ(0, put(self->fd, a.id));
+	EXPECT_EQ(0, put(self->fd, b.id));
+	EXPECT_EQ(-1, put(self->fd, b.id));
+	EXPECT_EQ(ENOENT, errno);
+}
+
+TEST_F(pools, owned_pool_is_busy_while_reserved)
+{
+	struct cqpool_pool_create c;
+	struct cqpool_cq_get g = { .size = sizeof(g), .nr_cqe = 64,
+				   .vector_hint = -1 };
+
+	pool_attr(&c);
+	ASSERT_EQ(0, ioctl(self->fd, CQPOOL_IOC_POOL_CREATE, &c));
+	EXPECT_NE(0, c.id);
+	g.pool_id = c.id;
+	ASSERT_EQ(0, ioctl(self->fd, CQPOOL_IOC_CQ_GET, &g));
+	EXPECT_EQ(-1, pool_destroy(self->fd, c.id));
+	EXPECT_EQ(EBUSY, errno);
+	EXPECT_EQ(0, put(self->fd, g.id));
+	EXPECT_EQ(0, pool_destroy(self->fd, c.id));
+	EXPECT_EQ(-1, pool_destroy(self->fd, c.id));
+	EXPECT_EQ(ENOENT, errno);
+	EXPECT_EQ(0, wait_no_cqs());
+}
+
+TEST_F(pools, bad_pool_create_is_refused)
+{
+	struct cqpool_pool_create c;
+	struct totals before, after;
+
+	ASSERT_EQ(0, read_totals(&before));
+	pool_attr(&c);
+	c.flags = 1U << 7;
+	EXPECT_EQ(-1, ioctl(self->fd, CQPOOL_IOC_POOL_CREATE, &c));
+	EXPECT_EQ(EINVAL, errno);
+	pool_attr(&c);
+	memset(c.device, 'x', sizeof(c.device));
+	EXPECT_EQ(-1, ioctl(self->fd, CQPOOL_IOC_POOL_CREATE, &c));
+	EXPECT_EQ(EINVAL, errno);
+	pool_attr(&c);
+	strcpy(c.device, "nosuch0");
+	EXPECT_EQ(-1, ioctl(self->fd, CQPOOL_IOC_POOL_CREATE, &c));
+	EXPECT_EQ(ENODEV, errno);
+	pool_attr(&c);
+	c.poll_ctx = 3;	/* IB_POLL_DIRECT cannot be shared */
+	EXPECT_EQ(-1, ioctl(self->fd, CQPOOL_IOC_POOL_CREATE, &c));
+	EXPECT_EQ(EINVAL, errno);
+	pool_attr(&c);
+	c.cq_size = 1U << 30;
+	EXPECT_EQ(-1, ioctl(self->fd, CQPOOL_IOC_POOL_CREATE, &c));
+	EXPECT_EQ(EINVAL, errno);
+	pool_attr(&c);
+	c.reserved[0] = 1;
+	EXPECT_EQ(-1, ioctl(self->fd, CQPOOL_IOC_POOL_CREATE, &c));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(0, c.id);
+	ASSERT_EQ(0, read_totals(&after));
+	EXPECT_EQ(before.cqs, after.cqs);
+}
+
+TEST_F(pools, bad_cq_get_and_put_are_refused)
+{
+	struct cqpool_cq_get g;
+	struct cqpool_destroy d = { .size = sizeof(d), .flags = 1 };
+
+	EXPECT_EQ(-1, shared_get(self->fd, 0, &g));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(-1, shared_get(self->fd, 1U << 30, &g));
+	EXPECT_EQ(EINVAL, errno);
+	memset(&g, 0, sizeof(g));
+	g.size = sizeof(g);
+	g.nr_cqe = 1;
+	g.pool_id = 12345;
+	EXPECT_EQ(-1, ioctl(self->fd, CQPOOL_IOC_CQ_GET, &g));
+	EXPECT_EQ(ENOENT, errno);
+	g.flags = 1U << 5;
+	EXPECT_EQ(-1, ioctl(self->fd, CQPOOL_IOC_CQ_GET, &g));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(-1, ioctl(self->fd, CQPOOL_IOC_CQ_PUT, &d));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(-1, put(self->fd, 777));
+	EXPECT_EQ(ENOENT, errno);
+}
+
+TEST_F(pools, ids_of_another_fd_are_unknown)
+{
+	struct cqpool_pool_create c;
+	int other = open(CQPOOL_DEVICE_PATH, O_RDWR | O_CLOEXEC);
+
+	ASSERT_LE(0, other);
+	pool_attr(&c);
+	ASSERT_EQ(0, ioctl(other, CQPOOL_IOC_POOL_CREATE, &c));
+	EXPECT_EQ(-1, pool_destroy(self->fd, c.id));
+	EXPECT_EQ(ENOENT, errno);
+	close(other);
+}
+
+TEST_F(pools, closed_fd_releases_everything)
+{
+	struct totals t;
+	pid_t pid = fork();
+
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		struct cqpool_pool_create c;
+		struct cqpool_cq_get g;
+		int fd = open(CQPOOL_DEVICE_PATH, O_RDWR | O_CLOEXEC), i;
+
+		pool_attr(&c);
+		if (fd < 0 || ioctl(fd, CQPOOL_IOC_POOL_CREATE, &c))
+			_exit(1);
+		for (i = 0; i < 8; i++)
+			if (shared_get(fd, 100, &g))
+				_exit(2);
+		memset(&g, 0, sizeof(g));
+		g.size = sizeof(g);
+		g.pool_id = c.id;
+		g.nr_cqe = 10;
+		g.vector_hint = -1;
+		if (ioctl(fd, CQPOOL_IOC_CQ_GET, &g))
+			_exit(3);
+		/* Killed with everything held: the kernel closes the fd. */
+		raise(SIGKILL);
+		_exit(4);
+	}
+	ASSERT_EQ(pid, waitpid(pid, NULL, 0));
+	ASSERT_EQ(0, read_totals(&t));
+	EXPECT_EQ(0, t.users);
+	EXPECT_EQ(0, t.reserved);
+	EXPECT_EQ(0, wait_no_cqs());
+}
+
+TEST_F(pools, per_fd_object_limit_is_enforced)
+{
+	struct cqpool_cq_get g;
+	int i;
+
+	for (i = 0; i < CQPOOL_MAX_FD_OBJECTS; i++)
+		ASSERT_EQ(0, shared_get(self->fd, 1, &g)) TH_LOG("get %d", i);
+	EXPECT_EQ(-1, shared_get(self->fd, 1, &g));
+	EXPECT_EQ(ENOSPC, errno);
+	close(self->fd);
+	self->fd = open(CQPOOL_DEVICE_PATH, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, self->fd);
+	EXPECT_EQ(0, wait_no_cqs());
+}
+
+static const char *rxe_netdev(void)
+{
+	const char *n = getenv("CQPOOL_RXE_NETDEV");
+
+	return n ? n : "v0";
+}
+
+static int rxe_add(void)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd),
+		 "/usr/bin/rdma link add rxe0 type rxe netdev %s", rxe_netdev());
+	return system(cmd);
+}
+
+/* Polls until debugfs does (@want 1) or does not (0) list rxe0. */
+static int wait_rxe0(int want)
+{
+	int i;
+
+	for (i = 0; i < 200; i++) {
+		if (device_listed("rxe0") == want)
+			return 0;
+		usleep(50 * 1000);
+	}
+	return -1;
+}
+
+TEST_F(pools, device_removal_frees_idle_pools)
+{
+	struct cqpool_cq_get g;
+	struct totals t;
+
+	ASSERT_EQ(0, set_idle_timeout(600000));
+	ASSERT_EQ(0, shared_get(self->fd, 64, &g));
+	ASSERT_EQ(0, put(self->fd, g.id));
+	ASSERT_EQ(0, read_totals(&t));
+	ASSERT_EQ(1, t.cqs) TH_LOG("the idle CQ should still be there");
+
+	ASSERT_EQ(0, system("/usr/bin/rdma link delete rxe0"));
+	EXPECT_EQ(0, wait_rxe0(0));
+	ASSERT_EQ(0, read_totals(&t));
+	EXPECT_EQ(0, t.cqs);
+	ASSERT_EQ(0, rxe_add());
+	EXPECT_EQ(0, wait_rxe0(1));
+}
+
+TEST_F(pools, device_removal_waits_for_reservations)
+{
+	struct cqpool_cq_get g;
+	pid_t pid;
+	int status;
+
+	ASSERT_EQ(0, shared_get(self->fd, 64, &g));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		/* The remover must not hold the reservation itself. */
+		close(self->fd);
+		execl("/usr/bin/rdma", "rdma", "link", "delete", "rxe0", NULL);
+		_exit(127);
+	}
+	/* The removal must wait for the reservation... */
+	sleep(2);
+	EXPECT_EQ(0, waitpid(pid, &status, WNOHANG));
+	EXPECT_EQ(1, device_listed("rxe0"));
+	/* ...and finish once the holder lets go. */
+	close(self->fd);
+	self->fd = open(CQPOOL_DEVICE_PATH, O_RDWR | O_CLOEXEC);
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	EXPECT_EQ(0, wait_rxe0(0));
+	ASSERT_EQ(0, rxe_add());
+	EXPECT_EQ(0, wait_rxe0(1));
+}
+
+TEST_HARNESS_MAIN

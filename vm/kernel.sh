@@ -1,0 +1,247 @@
+#!/usr/bin/env bash
+# vm/kernel.sh - fetch/extract Debian's linux-source-6.1 and build the cqpool
+# debug kernel (tinyconfig + vm/debug.config), cached under
+# ${CQPOOL_CACHE:-$HOME/.cache/cqpool}.
+#
+#   vm/kernel.sh source   extract the source tree (once); print its path
+#   vm/kernel.sh debug    build the debug kernel (once); print the cache dir
+#                         <cache>/kernel-<key>/ containing bzImage, build/
+#                         (O= tree, usable as KDIR) and .done
+#
+# Only the requested path goes to stdout; all progress goes to stderr and
+# make output to <cache>/kernel-<key>/build.log.
+#
+# Needs (Debian 12): linux-source-6.1 build-essential flex bison bc
+# libelf-dev libssl-dev dwarves cpio kmod.
+set -euo pipefail
+
+SELF=$(readlink -f -- "${BASH_SOURCE[0]}")
+SCRIPT_DIR=$(dirname -- "$SELF")
+REPO_DIR=$(cd -- "$SCRIPT_DIR/.." && pwd -P)
+FRAGMENT=$REPO_DIR/vm/debug.config
+
+SRC_PKG=linux-source-6.1
+SRC_TARBALL=/usr/src/$SRC_PKG.tar.xz
+CACHE=${CQPOOL_CACHE:-${HOME:?HOME is unset; set CQPOOL_CACHE}/.cache/cqpool}
+
+log() { printf 'kernel.sh: %s\n' "$*" >&2; }
+die() { printf 'kernel.sh: error: %s\n' "$*" >&2; exit 1; }
+
+usage() {
+    sed -n '2,12s/^# \{0,1\}//p' "$SELF" >&2
+    exit 2
+}
+
+pkg_version() {
+    local v
+    v=$(dpkg-query -W -f='${Version}' "$SRC_PKG" 2>/dev/null) || true
+    [[ -n $v ]] || die "package $SRC_PKG is not installed (apt-get install $SRC_PKG)"
+    [[ -f $SRC_TARBALL ]] || die "$SRC_TARBALL missing (reinstall $SRC_PKG)"
+    printf '%s\n' "$v"
+}
+
+# Take an exclusive lock for the rest of this process on lock file $1 (fd $2).
+take_lock() {
+    local file=$1 fd=$2
+    eval "exec $fd>\"\$file\""
+    if ! flock -n "$fd"; then
+        log "waiting for lock $file (another kernel.sh is running)"
+        flock "$fd"
+    fi
+}
+
+# ---------------------------------------------------------------------------
+# source: extract the tarball atomically into $CACHE/src-<ver>/linux-source-6.1
+# ---------------------------------------------------------------------------
+ensure_source() {
+    local ver final tmp
+    ver=$(pkg_version)
+    final=$CACHE/src-$ver
+    SRC_DIR=$final/$SRC_PKG
+    # The directory only ever appears via rename() of a fully extracted tree,
+    # so its existence means it is complete.
+    if [[ -f $SRC_DIR/Makefile ]]; then
+        return 0
+    fi
+    mkdir -p -- "$CACHE"
+    take_lock "$CACHE/.src.lock" 8
+    if [[ -f $SRC_DIR/Makefile ]]; then
+        return 0
+    fi
+    if [[ -e $final ]]; then
+        die "$final exists but has no $SRC_PKG/Makefile; remove it and retry"
+    fi
+    # leftovers of interrupted extractions (we hold the lock, so they are dead)
+    rm -rf -- "$CACHE"/.src-*.tmp.*
+    # If we are killed, the temp dir is left behind (a still-running tar
+    # child keeps the lock fd open) and removed by the next run, under lock.
+    tmp=$(mktemp -d -- "$CACHE/.src-$ver.tmp.XXXXXX")
+    chmod 755 -- "$tmp"
+    log "extracting $SRC_TARBALL ($ver) into $final ..."
+    if ! tar -xJf "$SRC_TARBALL" -C "$tmp" || [[ ! -f $tmp/$SRC_PKG/Makefile ]]; then
+        rm -rf -- "$tmp"
+        die "extracting $SRC_TARBALL failed"
+    fi
+    mv -T -- "$tmp" "$final"
+    log "source ready: $SRC_DIR"
+}
+
+# ---------------------------------------------------------------------------
+# debug: build tinyconfig + vm/debug.config into $CACHE/kernel-<key>/
+# ---------------------------------------------------------------------------
+kernel_key() {
+    local ver=$1
+    {
+        printf 'debug.config\0'; cat -- "$FRAGMENT"
+        printf '\0kernel.sh\0'; cat -- "$SELF"
+        printf '\0pkgver\0%s\0' "$ver"
+    } | sha256sum | cut -c1-12
+}
+
+check_tools() {
+    local missing=() t
+    for t in make gcc ld flex bison bc perl tar xz flock sha256sum; do
+        command -v "$t" >/dev/null 2>&1 || missing+=("$t")
+    done
+    [[ -e /usr/include/libelf.h || -e /usr/include/elfutils/libelf.h ]] \
+        || missing+=("libelf-dev")
+    [[ -e /usr/include/openssl/ssl.h ]] || missing+=("libssl-dev")
+    ((${#missing[@]} == 0)) || die "missing build tools: ${missing[*]}"
+}
+
+# Every `CONFIG_X=v` line of the fragment must appear verbatim in .config and
+# every `# CONFIG_X is not set` must not be enabled.  olddefconfig silently
+# drops options whose dependencies are unmet, so this must fail loudly.
+verify_config() {
+    local frag=$1 cfg=$2 line sym bad=0 have known
+    # All symbols defined by any Kconfig file, to catch typos (kconfig
+    # silently ignores unknown symbols, so `# CONFIG_TYPO is not set` would
+    # otherwise always "pass").
+    known=$(cd -- "$SRC_DIR" && find . -name 'Kconfig*' -type f -print0 \
+        | xargs -0 sed -nE 's/^[[:space:]]*(menu)?config[[:space:]]+([A-Za-z0-9_]+).*/CONFIG_\2/p' \
+        | sort -u)
+    while IFS= read -r line || [[ -n $line ]]; do
+        line=${line%$'\r'}
+        if [[ $line =~ ^(#\ )?(CONFIG_[A-Za-z0-9_]+)(=|\ is\ not\ set$) ]] \
+            && ! grep -qxF -- "${BASH_REMATCH[2]}" <<<"$known"; then
+            log "config check: '${BASH_REMATCH[2]}' is not defined by any Kconfig in $SRC_DIR (typo?)"
+            bad=1
+            continue
+        fi
+        if [[ $line =~ ^(CONFIG_[A-Za-z0-9_]+)=(.*)$ ]]; then
+            sym=${BASH_REMATCH[1]}
+            if ! grep -qxF -- "$line" "$cfg"; then
+                have=$(grep -E "^(# )?$sym[= ]" "$cfg" || true)
+                log "config check: wanted '$line', got '${have:-<absent: dependencies unmet>}'"
+                bad=1
+            fi
+        elif [[ $line =~ ^#\ (CONFIG_[A-Za-z0-9_]+)\ is\ not\ set$ ]]; then
+            sym=${BASH_REMATCH[1]}
+            if grep -qE "^$sym=" "$cfg"; then
+                log "config check: wanted '$sym' off, got '$(grep -E "^$sym=" "$cfg")'"
+                bad=1
+            fi
+        fi
+    done <"$frag"
+    ((bad == 0)) || die "final .config does not match $frag (see above); fix the fragment's dependencies"
+}
+
+KLOG=
+# run a command with output appended to $KLOG; on failure show the log tail
+run_logged() {
+    printf '\n### %s\n' "$*" >>"$KLOG"
+    if ! "$@" >>"$KLOG" 2>&1; then
+        log "FAILED: $*"
+        log "---- last 60 lines of $KLOG ----"
+        tail -n 60 -- "$KLOG" >&2
+        die "kernel build failed (full log: $KLOG)"
+    fi
+}
+
+ensure_debug_kernel() {
+    local ver key kdir build jobs start
+    ensure_source
+    ver=$(pkg_version)
+    [[ -f $FRAGMENT ]] || die "missing $FRAGMENT"
+    key=$(kernel_key "$ver")
+    kdir=$CACHE/kernel-$key
+    KERNEL_DIR=$kdir
+    if [[ -f $kdir/.done ]]; then
+        return 0
+    fi
+    check_tools
+    take_lock "$CACHE/.kernel.lock" 9
+    if [[ -f $kdir/.done ]]; then
+        return 0
+    fi
+
+    build=$kdir/build
+    KLOG=$kdir/build.log
+    mkdir -p -- "$build"
+    # An interrupted earlier attempt with the same key is resumed: kbuild
+    # rebuilds every target whose .cmd file is missing, so this is safe.
+    : >"$KLOG"
+    jobs=$(nproc)
+    start=$SECONDS
+    log "building debug kernel in $kdir (-j$jobs, log: $KLOG) ..."
+
+    # Isolate from a calling make (jobserver, -s, ...) and from ARCH/O/etc.
+    local -a mk=(env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u ARCH -u SUBARCH
+                 -u CROSS_COMPILE -u KBUILD_OUTPUT -u KCONFIG_CONFIG
+                 -u LOCALVERSION
+                 make -C "$SRC_DIR" O="$build")
+
+    cp -- "$FRAGMENT" "$kdir/debug.config"
+    printf 'pkgver=%s\nkey=%s\nsrc=%s\n' "$ver" "$key" "$SRC_DIR" >"$kdir/key-info"
+
+    log "configuring: tinyconfig + vm/debug.config"
+    run_logged "${mk[@]}" tinyconfig
+    # Later assignments win in kconfig, so appending the fragment overrides
+    # tinyconfig; olddefconfig then resolves dependencies/defaults.
+    {
+        printf '\n# ---- appended by vm/kernel.sh from vm/debug.config ----\n'
+        cat -- "$FRAGMENT"
+    } >>"$build/.config"
+    run_logged "${mk[@]}" olddefconfig
+    verify_config "$FRAGMENT" "$build/.config"
+
+    log "compiling (this takes several minutes) ..."
+    run_logged "${mk[@]}" -j"$jobs" all
+    [[ -f $build/arch/x86/boot/bzImage ]] || die "no bzImage after build (log: $KLOG)"
+    [[ -x $build/scripts/mod/modpost && -f $build/Module.symvers ]] \
+        || die "build tree is not usable for external modules (log: $KLOG)"
+    cp -- "$build/arch/x86/boot/bzImage" "$kdir/bzImage"
+    sync -f "$kdir/bzImage" 2>/dev/null || true
+    touch -- "$kdir/.done"
+    log "debug kernel built in $((SECONDS - start))s: $kdir"
+
+    # Drop kernels built for other keys (other fragment/script/source versions).
+    if [[ ${CQPOOL_KEEP_OLD_KERNELS:-0} != 1 ]]; then
+        local old
+        for old in "$CACHE"/kernel-*; do
+            [[ -d $old && $old != "$kdir" ]] || continue
+            log "removing stale $old"
+            rm -rf -- "$old"
+        done
+    fi
+}
+
+main() {
+    (($# == 1)) || usage
+    case $1 in
+        source)
+            ensure_source
+            printf '%s\n' "$SRC_DIR"
+            ;;
+        debug)
+            ensure_debug_kernel
+            printf '%s/\n' "$KERNEL_DIR"
+            ;;
+        -h|--help|help) usage ;;
+        *) usage ;;
+    esac
+}
+
+# Keep `main` and `exit` on one line: bash reads scripts incrementally, so
+# this stops a running instance from reading an edited file past this point.
+main "$@"; exit

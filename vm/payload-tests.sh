@@ -1,0 +1,65 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# Runs inside the test VM as /payload/run.sh (vm/init calls it once the
+# RDMA links are up): loads cqpool.ko, runs the KUnit module where the
+# kernel has KUnit, then every kselftest, then unloads and (debug kernel)
+# asks kmemleak.  kselftest results go to $CQPOOL_RESULTS in sections the
+# host splits:
+#   @@begin NAME / @@end NAME rc=N
+# The exit status is non-zero when anything failed.
+
+out=${CQPOOL_RESULTS:-/dev/stdout}
+leaks=/sys/kernel/debug/kmemleak
+status=0
+
+section() { # NAME CMD...: run CMD with its output in a section
+	name=$1
+	shift
+	echo "@@begin $name" >"$out"
+	"$@" >"$out" 2>&1
+	rc=$?
+	echo "@@end $name rc=$rc" >"$out"
+	echo "cqpool-vm: $name rc=$rc"
+	[ "$rc" -eq 0 ] || status=1
+}
+
+# Leaks from before cqpool was loaded are not ours to report.
+if [ -w "$leaks" ]; then
+	echo scan >"$leaks"
+	echo clear >"$leaks"
+fi
+
+if ! insmod /payload/cqpool.ko; then
+	echo "cqpool-vm: insmod cqpool.ko failed"
+	exit 10
+fi
+
+# KUnit runs the suites while the module loads and prints their KTAP to
+# the kernel log; the host takes it from the console between the markers.
+if [ -f /payload/cqpool_kunit.ko ]; then
+	echo "cqpool-kunit-begin" >/dev/kmsg
+	insmod /payload/cqpool_kunit.ko || status=1
+	echo "cqpool-kunit-end" >/dev/kmsg
+	rmmod cqpool_kunit || status=1
+fi
+
+for t in /payload/selftests/*; do
+	section "kselftest:${t##*/}" "$t"
+done
+
+if ! rmmod cqpool; then
+	echo "cqpool-vm: rmmod cqpool failed"
+	status=1
+fi
+
+if [ -w "$leaks" ]; then
+	# kmemleak reports an object only once it has been unreferenced
+	# for 5 s and seen by two scans.
+	sleep 6
+	echo scan >"$leaks"
+	echo scan >"$leaks"
+	# The report goes to the console, where the host looks for splats.
+	cat "$leaks" >/dev/console
+fi
+exit $status

@@ -1,0 +1,269 @@
+#!/bin/bash
+# Boot the cqpool test VM and run a payload in it.
+#
+#   vm/run.sh KIND PAYLOAD_DIR OUTDIR      KIND = stock | debug; PAYLOAD_DIR may be "-"
+#   vm/run.sh --print-stock-version        the stock kernel version used (e.g. to
+#                                          build modules against /usr/src/linux-headers-VER)
+#
+# The guest (vm/init) sets up rxe0 (and siw0 on debug) over a veth pair, runs
+# PAYLOAD_DIR/run.sh (busybox sh) from /payload and exits with its status.
+# OUTDIR gets: initramfs.cpio.gz, console.log (ttyS0: kernel log + payload
+# stdout/stderr), results.log (ttyS1: whatever the payload writes to
+# $CQPOOL_RESULTS), cmdline (the QEMU command).
+#
+# Exit status:
+#   0..127  the payload's status (>127 is reported as 127 by QEMU; the real
+#           value is on the console and is used when it is there); 99 = the
+#           guest's setup failed (see console.log)
+#   97      kernel splat found in console.log although the guest said 0
+#   124     timeout (CQPOOL_VM_TIMEOUT, default 900 s), or every boot stalled
+#   125     no guest status: QEMU failed, the kernel panicked, QEMU was
+#           killed after a splat (CQPOOL_VM_SPLAT_GRACE), or the guest died
+#           before reporting a status
+#   2       usage error
+# A splat with a non-zero guest status keeps the guest status.
+#
+# Environment:
+#   CQPOOL_VM_TIMEOUT=900       seconds before QEMU is killed
+#   CQPOOL_VM_SPLAT_GRACE=60    after the first splat, seconds to let the guest
+#                               finish before QEMU is killed (an oops often
+#                               leaves the payload hanging)
+#   CQPOOL_VM_BOOT_TIMEOUT=180  seconds for the kernel to start /init; after that
+#   CQPOOL_VM_BOOT_RETRIES=1    QEMU is killed and the boot retried this many
+#                               times (the stalled console is kept as
+#                               console.boot-stall-N.log)
+#   CQPOOL_VM_QUIET=1           don't stream the console to stdout
+#   CQPOOL_VM_APPEND="..."      extra kernel command line
+#   CQPOOL_VM_MEM=2G CQPOOL_VM_SMP=2
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+
+if [[ ${1:-} == --print-stock-version ]]; then
+	exec "$here/initramfs.sh" --print-stock-version
+fi
+
+usage() { echo "usage: $0 stock|debug PAYLOAD_DIR|- OUTDIR | --print-stock-version" >&2; exit 2; }
+[[ $# -eq 3 ]] || usage
+kind=$1
+payload=$2
+outdir=$3
+case $kind in stock|debug) ;; *) usage ;; esac
+if [[ $payload != - && ! -d $payload ]]; then
+	echo "run.sh: payload dir '$payload' does not exist" >&2
+	exit 2
+fi
+
+timeout_s=${CQPOOL_VM_TIMEOUT:-900}
+grace_s=${CQPOOL_VM_SPLAT_GRACE:-60}
+boot_timeout_s=${CQPOOL_VM_BOOT_TIMEOUT:-180}
+boot_retries=${CQPOOL_VM_BOOT_RETRIES:-1}
+
+mkdir -p "$outdir"
+outdir=$(cd "$outdir" && pwd)
+console=$outdir/console.log
+results=$outdir/results.log
+initrd=$outdir/initramfs.cpio.gz
+rm -f "$console" "$results" "$outdir"/console.boot-stall-*.log
+
+t0=$(date +%s)
+
+# --- kernel ------------------------------------------------------------------------
+if [[ $kind == stock ]]; then
+	ver=$("$here/initramfs.sh" --print-stock-version)
+	kernel=/boot/vmlinuz-$ver
+else
+	kdir=$("$here/kernel.sh" debug) || { echo "run.sh: vm/kernel.sh debug failed" >&2; exit 125; }
+	kdir=${kdir%/}
+	kernel=$kdir/bzImage
+fi
+[[ -r $kernel ]] || { echo "run.sh: kernel image '$kernel' not readable" >&2; exit 125; }
+
+# --- initramfs -----------------------------------------------------------------------
+"$here/initramfs.sh" "$kind" "$initrd" "$payload"
+t1=$(date +%s)
+
+# --- boot --------------------------------------------------------------------------
+# Kernel command line: console on ttyS0, full log level with timestamps (the
+# splat scan below only looks at timestamped kernel lines), no KASLR (so
+# addresses in splats decode against vmlinux), reboot at once on panic (QEMU
+# then exits: -no-reboot). An oops does not panic: the guest goes on, the
+# console scan catches it. Lockup/stall detectors are made more tolerant of
+# TCG's slowness on a busy host, not disabled.
+append="console=ttyS0,115200 loglevel=7 printk.time=1 nokaslr panic=-1"
+append+=" watchdog_thresh=60 rcupdate.rcu_cpu_stall_timeout=120"
+append+=" cqpool_vm.kind=$kind"
+[[ -n ${CQPOOL_VM_APPEND:-} ]] && append+=" $CQPOOL_VM_APPEND"
+
+# shellcheck disable=SC2054  # the commas are QEMU's
+qemu=(qemu-system-x86_64 -accel tcg -m "${CQPOOL_VM_MEM:-2G}" -smp "${CQPOOL_VM_SMP:-2}"
+	-nodefaults -display none -monitor none -no-reboot
+	-device isa-debug-exit,iobase=0xf4,iosize=0x04
+	-serial "file:$console" -serial "file:$results"
+	-kernel "$kernel" -initrd "$initrd" -append "$append")
+shell_quote() {
+	local a out=()
+	for a in "$@"; do
+		if [[ $a =~ ^[A-Za-z0-9_,.:=/+@%-]+$ ]]; then
+			out+=("$a")
+		else
+			out+=("'${a//\'/\'\\\'\'}'")
+		fi
+	done
+	echo "${out[*]}"
+}
+shell_quote "${qemu[@]}" >"$outdir/cmdline"
+echo "vm($kind): booting $kernel (timeout ${timeout_s}s), console: $console" >&2
+
+qpid=
+tail_pid=
+# shellcheck disable=SC2317  # invoked by trap
+cleanup() {
+	# Interrupted (or failed): don't leave QEMU running (timeout(1) runs it in
+	# its own process group, out of reach of the terminal's ^C).
+	[[ -n $qpid ]] && kill "$qpid" 2>/dev/null
+	[[ -n $tail_pid ]] && kill "$tail_pid" 2>/dev/null
+	return 0
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+# Kernel splats: only timestamped kernel lines count, so that payload output
+# such as "WARNING: skipped" does not; kmemleak's report (from
+# /sys/kernel/debug/kmemleak, often cat'ed to the console by the payload)
+# counts anywhere.  kmemleak/KASAN: real reports only, not
+# "kmemleak: Kernel memory leak detector initialized" or
+# "KernelAddressSanitizer initialized".
+splat_re='BUG:|WARNING:|KASAN:|kmemleak: [0-9]+ new suspected memory leak|possible circular locking|UBSAN:|Oops|Call Trace|kernel BUG at|Kernel panic|general protection fault|INFO: task .* blocked for more than|detected stalls? on CPU'
+any_re='unreferenced object 0x'
+ts_re='\[ *[0-9]+\.[0-9]+\]'
+scan_splats() {
+	# With timestamps on the console (printk.time=1): timestamped lines only.
+	if grep -Eq "^$ts_re" "$console"; then
+		grep -Ea "$ts_re.*($splat_re)|$any_re" "$console" || true
+	else
+		grep -Ea "$splat_re|$any_re" "$console" || true
+	fi
+}
+
+# One boot.  Sets qstatus, killed_on_splat, boot_stalled.
+boot_once() {
+	local started now splat_seen_at=''
+	killed_on_splat=
+	boot_stalled=
+	: >"$console"
+	: >"$results"
+	timeout -k 10 "$timeout_s" "${qemu[@]}" </dev/null &
+	qpid=$!
+	if [[ -z ${CQPOOL_VM_QUIET:-} ]]; then
+		tail -c +1 -F --pid="$qpid" "$console" 2>/dev/null &
+		tail_pid=$!
+	fi
+	started=$(date +%s)
+	while kill -0 "$qpid" 2>/dev/null; do
+		sleep 1
+		now=$(date +%s)
+		# Boot stall: /init's first line never came (seen, rarely, with the
+		# debug kernel under TCG: early boot stops with QEMU idle).
+		if ((now - started >= boot_timeout_s)) && [[ -z $splat_seen_at ]] &&
+			! grep -aq 'cqpool-vm: ' "$console"; then
+			echo "vm($kind): boot stalled: no output from /init after ${boot_timeout_s}s; killing QEMU" >&2
+			boot_stalled=1
+			kill "$qpid" 2>/dev/null || true
+			break
+		fi
+		if [[ -z $splat_seen_at ]]; then
+			if [[ -n $(scan_splats | head -n 1) ]]; then
+				splat_seen_at=$now
+				echo "vm($kind): kernel splat on the console; giving the guest ${grace_s}s to finish" >&2
+			fi
+		elif ((now - splat_seen_at >= grace_s)); then
+			echo "vm($kind): guest still running ${grace_s}s after a kernel splat: killing QEMU" >&2
+			killed_on_splat=1
+			kill "$qpid" 2>/dev/null || true
+			break
+		fi
+	done
+	qstatus=0
+	wait "$qpid" || qstatus=$?
+	qpid=
+	if [[ -n $tail_pid ]]; then
+		wait "$tail_pid" 2>/dev/null || true
+		tail_pid=
+	fi
+}
+
+attempt=1
+while :; do
+	boot_once
+	[[ -n $boot_stalled ]] || break
+	cp "$console" "$outdir/console.boot-stall-$attempt.log"
+	if ((attempt > boot_retries)); then
+		break
+	fi
+	attempt=$((attempt + 1))
+	echo "vm($kind): boot stall log kept as $outdir/console.boot-stall-$((attempt - 1)).log; retrying (attempt $attempt)" >&2
+done
+t2=$(date +%s)
+
+# --- guest status --------------------------------------------------------------------
+# isa-debug-exit: QEMU status (N << 1) | 1.  0 = the guest rebooted (qemu-exit's
+# fallback, or a panic): then only the console's "cqpool-vm: exit status N" counts.
+marker=$(grep -aoE 'cqpool-vm: exit status [0-9]+' "$console" | tail -n 1 | awk '{ print $4 }' || true)
+gstatus=
+why=
+if [[ -n $boot_stalled ]]; then
+	why="boot stalled ($attempt attempts; see $outdir/console.boot-stall-*.log)"
+elif [[ -n $killed_on_splat ]]; then
+	why="killed ${grace_s}s after a kernel splat"
+elif ((qstatus == 124 || qstatus == 137)); then
+	why="timeout after ${timeout_s}s"
+elif ((qstatus % 2 == 1)) && [[ -z $marker ]]; then
+	# QEMU's own errors exit 1, which would read as guest status 0; the
+	# guest always prints its status line before qemu-exit.
+	why="QEMU exited with status $qstatus but the guest printed no status (QEMU error?)"
+elif ((qstatus % 2 == 1)); then
+	gstatus=$(((qstatus - 1) / 2))
+	if [[ -n $marker ]] && ((marker > 127 && gstatus == 127)); then
+		gstatus=$marker
+	fi
+elif ((qstatus == 0)) && [[ -n $marker ]]; then
+	gstatus=$marker
+elif ((qstatus == 0)); then
+	why="guest rebooted without reporting a status (kernel panic? init died?)"
+else
+	why="QEMU failed with status $qstatus"
+fi
+
+splats=$(scan_splats)
+
+rc=0
+if [[ -n $gstatus ]]; then
+	rc=$gstatus
+	status_txt="guest status $gstatus"
+	((gstatus == 99)) && status_txt+=" (setup failed)"
+else
+	case $why in
+	timeout* | boot\ stalled*) rc=124 ;;
+	*) rc=125 ;;
+	esac
+	status_txt="no guest status: $why"
+fi
+
+if [[ -n $splats ]]; then
+	echo "vm($kind): kernel splat(s) in $console:" >&2
+	printf '%s\n' "$splats" | head -n 40 | sed 's/^/    /' >&2
+	n=$(printf '%s\n' "$splats" | wc -l)
+	((n > 40)) && echo "    ... ($n lines)" >&2
+	((rc == 0)) && rc=97
+	if [[ $kind == debug && -f $kdir/build/vmlinux ]]; then
+		echo "    (decode: $kdir/build/source/scripts/decode_stacktrace.sh $kdir/build/vmlinux < $console)" >&2
+	fi
+	splat_txt="SPLAT"
+else
+	splat_txt="no splat"
+fi
+
+echo "vm($kind): $status_txt, $splat_txt, exit $rc; $((t2 - t0))s (initramfs $((t1 - t0))s, boot+run $((t2 - t1))s); console: $console"
+exit "$rc"
