@@ -76,7 +76,8 @@ static const struct cqpool_cmd cqpool_cmds[] = {
 	CQPOOL_CMD(CQPOOL_IOC_POOL_DESTROY, struct cqpool_destroy, 0,
 		   cqpool_session_pool_destroy),
 	CQPOOL_CMD(CQPOOL_IOC_CQ_GET, struct cqpool_cq_get,
-		   CQPOOL_CQ_GET_SHARED, cqpool_session_cq_get),
+		   CQPOOL_CQ_GET_SHARED | CQPOOL_CQ_GET_UPSTREAM,
+		   cqpool_session_cq_get),
 	CQPOOL_CMD(CQPOOL_IOC_CQ_PUT, struct cqpool_destroy, 0,
 		   cqpool_session_cq_put),
 };

@@ -134,6 +134,8 @@ void cqpool_devices_unlock(void);
 struct list_head *cqpool_devices_list(void);
 
 void cqpool_dev_release_pools(struct cqpool_dev *cdev);
+int cqpool_dev_hold(struct ib_device *dev);
+void cqpool_dev_unhold(struct ib_device *dev);
 const char *cqpool_poll_ctx_name(enum ib_poll_context ctx);
 
 int cqpool_debugfs_init(void);

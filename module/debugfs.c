@@ -4,7 +4,8 @@
  *
  *   devices  one line per RDMA device cqpool serves
  *   pools    one line per pool, then one per CQ of it
- *   totals   CQs, entries allocated and reserved, over every pool
+ *   totals   CQs, entries allocated and reserved, over every pool, and
+ *            how many pools fail the ledger's invariant check (0)
  */
 #include <linux/debugfs.h>
 #include <linux/seq_file.h>
@@ -57,12 +58,24 @@ static void cqpool_pool_show(struct seq_file *m, struct cqpool *pool,
 	}
 }
 
+/**
+ * struct cqpool_totals - sums over every pool
+ * @st: the pools' totals
+ * @pools: pools
+ * @broken: pools whose ledger fails its own invariant check
+ */
+struct cqpool_totals {
+	struct cqp_pool_stats st;
+	u64 pools;
+	u64 broken;
+};
+
 /*
- * Walks every pool, adding its totals to @sum and, when @list is set,
- * showing it and its CQs.
+ * Walks every pool, adding it to @sum and, when @list is set, showing it
+ * and its CQs.
  */
 static void cqpool_pools_walk(struct seq_file *m, bool list,
-			      struct cqp_pool_stats *sum)
+			      struct cqpool_totals *sum)
 {
 	struct cqpool_dev *cdev;
 	struct cqpool *pool;
@@ -77,12 +90,14 @@ static void cqpool_pools_walk(struct seq_file *m, bool list,
 			cqp_pool_get_stats(pool->ledger, &st);
 			if (list)
 				cqpool_pool_show(m, pool, &st);
+			sum->broken += !!cqp_pool_check(pool->ledger);
 			mutex_unlock(&pool->lock);
-			sum->cqs += st.cqs;
-			sum->idle_cqs += st.idle_cqs;
-			sum->cqes += st.cqes;
-			sum->reserved += st.reserved;
-			sum->users += st.users;
+			sum->pools++;
+			sum->st.cqs += st.cqs;
+			sum->st.idle_cqs += st.idle_cqs;
+			sum->st.cqes += st.cqes;
+			sum->st.reserved += st.reserved;
+			sum->st.users += st.users;
 		}
 		mutex_unlock(&cdev->lock);
 	}
@@ -91,7 +106,7 @@ static void cqpool_pools_walk(struct seq_file *m, bool list,
 
 static int cqpool_pools_show(struct seq_file *m, void *unused)
 {
-	struct cqp_pool_stats sum = {};
+	struct cqpool_totals sum = {};
 
 	cqpool_pools_walk(m, true, &sum);
 	return 0;
@@ -100,11 +115,12 @@ DEFINE_SHOW_ATTRIBUTE(cqpool_pools);
 
 static int cqpool_totals_show(struct seq_file *m, void *unused)
 {
-	struct cqp_pool_stats sum = {};
+	struct cqpool_totals sum = {};
 
 	cqpool_pools_walk(m, false, &sum);
-	seq_printf(m, "cqs %llu\nidle_cqs %llu\ncqes %llu\nreserved %llu\nusers %llu\n",
-		   sum.cqs, sum.idle_cqs, sum.cqes, sum.reserved, sum.users);
+	seq_printf(m, "cqs %llu\nidle_cqs %llu\ncqes %llu\nreserved %llu\nusers %llu\npools %llu\nbroken_pools %llu\n",
+		   sum.st.cqs, sum.st.idle_cqs, sum.st.cqes, sum.st.reserved,
+		   sum.st.users, sum.pools, sum.broken);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(cqpool_totals);

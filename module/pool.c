@@ -509,6 +509,47 @@ void cqpool_test_flush_reclaim(struct cqpool *pool)
 }
 EXPORT_SYMBOL_IF_KUNIT(cqpool_test_flush_reclaim);
 
+/**
+ * cqpool_dev_hold() - make the removal of a device wait for a consumer
+ * @dev: a device cqpool serves, held by the caller
+ *
+ * For what cqpool hands out that is not a reservation of its own (the
+ * harness's upstream reservations, which ib_core must not find still in
+ * use when it cleans its pool).
+ *
+ * Context: process context.
+ * Return: 0, or -ENODEV if the device is not (or no longer) served.
+ */
+int cqpool_dev_hold(struct ib_device *dev)
+{
+	struct cqpool_dev *cdev = cqpool_dev_get(dev);
+	int ret = -ENODEV;
+
+	if (!cdev)
+		return ret;
+	mutex_lock(&cdev->lock);
+	if (!cdev->dying) {
+		atomic_inc(&cdev->busy);
+		ret = 0;
+	}
+	mutex_unlock(&cdev->lock);
+	return ret;
+}
+
+/**
+ * cqpool_dev_unhold() - undo cqpool_dev_hold()
+ * @dev: the device
+ *
+ * Context: process context.
+ */
+void cqpool_dev_unhold(struct ib_device *dev)
+{
+	struct cqpool_dev *cdev = cqpool_dev_get(dev);
+
+	if (atomic_dec_and_test(&cdev->busy))
+		wake_up(&cdev->released);
+}
+
 /*
  * The ib_client remove: no new pool from now on; wait until consumers
  * have given back every reservation and destroyed their pools (ULPs whose

@@ -25,6 +25,7 @@ enum cqpool_obj_kind {
  * @kind: which
  * @pool: the pool (the pool reserved on, for a reservation)
  * @pool_id: for a reservation on an owned pool, that pool's id; else 0
+ * @upstream: a reservation made with ib_cq_pool_get()
  * @cq: a reservation's CQ
  * @nr_cqe: a reservation's entries
  * @users: for a pool, the session's reservations on it
@@ -33,6 +34,7 @@ struct cqpool_obj {
 	enum cqpool_obj_kind kind;
 	struct cqpool *pool;
 	u32 pool_id;
+	bool upstream;
 	struct ib_cq *cq;
 	unsigned int nr_cqe;
 	unsigned int users;
@@ -80,6 +82,16 @@ static struct cqpool_obj *cqpool_obj_find(struct cqpool_session *s, u32 id,
 	struct cqpool_obj *obj = xa_load(&s->objs, id);
 
 	return obj && obj->kind == kind ? obj : NULL;
+}
+
+static void cqpool_resv_put(struct cqpool_obj *obj)
+{
+	if (obj->upstream) {
+		ib_cq_pool_put(obj->cq, obj->nr_cqe);
+		cqpool_dev_unhold(obj->cq->device);
+	} else {
+		cqpool_cq_put(obj->cq, obj->nr_cqe, NULL);
+	}
 }
 
 static void cqpool_obj_remove(struct cqpool_session *s, u32 id)
@@ -166,58 +178,98 @@ int cqpool_session_pool_destroy(struct cqpool_session *s, void *arg)
 	return ret;
 }
 
-/* The pool a reservation goes to; *@owner is the session's pool object. */
-static struct cqpool *cqpool_get_pool(struct cqpool_session *s,
-				      const struct cqpool_cq_get *a,
-				      struct cqpool_obj **owner)
+/* The device a shared or upstream reservation names, held. */
+static struct ib_device *cqpool_get_device(const struct cqpool_cq_get *a)
 {
 	char device[CQPOOL_NAME_LEN];
 	struct ib_device *dev;
-	struct cqpool *pool;
 
-	*owner = NULL;
-	if (!(a->flags & CQPOOL_CQ_GET_SHARED)) {
-		*owner = cqpool_obj_find(s, a->pool_id, CQPOOL_OBJ_POOL);
-		return *owner ? (*owner)->pool : ERR_PTR(-ENOENT);
-	}
 	if (cqpool_name(device, a->device) ||
 	    a->poll_ctx > CQPOOL_POLL_UNBOUND_WORKQUEUE)
 		return ERR_PTR(-EINVAL);
 	dev = ib_device_get_by_name(device, RDMA_DRIVER_UNKNOWN);
-	if (!dev)
-		return ERR_PTR(-ENODEV);
-	pool = cqpool_device_pool(dev, a->poll_ctx);
+	return dev ? dev : ERR_PTR(-ENODEV);
+}
+
+/*
+ * ib_cq_pool_get() has no way to say a CQ is too large: it would try to
+ * allocate one on every vector and fail, or worse, succeed.  Refuse what
+ * cqpool refuses.
+ */
+static struct ib_cq *cqpool_upstream_get(struct ib_device *dev,
+					 const struct cqpool_cq_get *a)
+{
+	struct ib_cq *cq;
+	int ret;
+
+	if (!a->nr_cqe || a->nr_cqe > dev->attrs.max_cqe)
+		return ERR_PTR(-EINVAL);
+	ret = cqpool_dev_hold(dev);
+	if (ret)
+		return ERR_PTR(ret);
+	cq = ib_cq_pool_get(dev, a->nr_cqe, a->vector_hint, a->poll_ctx);
+	if (IS_ERR(cq))
+		cqpool_dev_unhold(dev);
+	return cq;
+}
+
+/* Makes the reservation @a asks for; under the session's lock. */
+static struct ib_cq *cqpool_session_reserve(struct cqpool_session *s,
+					    const struct cqpool_cq_get *a,
+					    struct cqpool_obj **owner)
+{
+	const u32 how = CQPOOL_CQ_GET_SHARED | CQPOOL_CQ_GET_UPSTREAM;
+	struct ib_device *dev;
+	struct cqpool *pool;
+	struct ib_cq *cq;
+
+	*owner = NULL;
+	if ((a->flags & how) == how)
+		return ERR_PTR(-EINVAL);
+	if (!(a->flags & how)) {
+		*owner = cqpool_obj_find(s, a->pool_id, CQPOOL_OBJ_POOL);
+		if (!*owner)
+			return ERR_PTR(-ENOENT);
+		return cqpool_cq_get((*owner)->pool, a->nr_cqe, a->vector_hint,
+				     NULL);
+	}
+
+	dev = cqpool_get_device(a);
+	if (IS_ERR(dev))
+		return ERR_CAST(dev);
+	if (a->flags & CQPOOL_CQ_GET_UPSTREAM) {
+		cq = cqpool_upstream_get(dev, a);
+	} else {
+		pool = cqpool_device_pool(dev, a->poll_ctx);
+		cq = IS_ERR(pool) ? ERR_CAST(pool) :
+			cqpool_cq_get(pool, a->nr_cqe, a->vector_hint, NULL);
+	}
 	ib_device_put(dev);
-	return pool;
+	return cq;
 }
 
 int cqpool_session_cq_get(struct cqpool_session *s, void *arg)
 {
 	struct cqpool_cq_get *a = arg;
 	struct cqpool_obj *obj, *owner;
-	struct cqpool *pool;
 	int ret;
 
 	obj = kzalloc(sizeof(*obj), GFP_KERNEL);
 	if (!obj)
 		return -ENOMEM;
 	obj->kind = CQPOOL_OBJ_RESV;
+	obj->upstream = a->flags & CQPOOL_CQ_GET_UPSTREAM;
+	obj->nr_cqe = a->nr_cqe;
 
 	mutex_lock(&s->lock);
-	pool = cqpool_get_pool(s, a, &owner);
-	if (IS_ERR(pool)) {
-		ret = PTR_ERR(pool);
-		goto out_unlock;
-	}
-	obj->cq = cqpool_cq_get(pool, a->nr_cqe, a->vector_hint, NULL);
+	obj->cq = cqpool_session_reserve(s, a, &owner);
 	if (IS_ERR(obj->cq)) {
 		ret = PTR_ERR(obj->cq);
 		goto out_unlock;
 	}
-	obj->nr_cqe = a->nr_cqe;
 	ret = cqpool_obj_add(s, obj, &a->id);
 	if (ret) {
-		cqpool_cq_put(obj->cq, obj->nr_cqe, NULL);
+		cqpool_resv_put(obj);
 		goto out_unlock;
 	}
 	if (owner) {
@@ -236,13 +288,13 @@ out_unlock:
 	return ret;
 }
 
-/* Gives back a reservation; under the session's lock. */
+/* Gives back a reservation and removes it; under the session's lock. */
 static void cqpool_resv_release(struct cqpool_session *s, u32 id,
 				struct cqpool_obj *obj)
 {
 	if (obj->pool_id)
 		cqpool_obj_find(s, obj->pool_id, CQPOOL_OBJ_POOL)->users--;
-	cqpool_cq_put(obj->cq, obj->nr_cqe, NULL);
+	cqpool_resv_put(obj);
 	cqpool_obj_remove(s, id);
 }
 

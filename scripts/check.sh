@@ -5,7 +5,8 @@
 #
 #   lint       checkpatch --strict, sparse, W=1, the C++ symbol/section check
 #   build      cqpool.ko for the stock kernel (and the debug kernel)
-#   userspace  the core's GoogleTest suite under ASan/UBSan
+#   userspace  the core's GoogleTest suite under ASan/UBSan, and 30 s of
+#              libFuzzer on the pool ledger
 #   vm:stock   kselftests in QEMU on the stock Debian kernel
 #   vm:debug   (full only) KUnit and kselftests on the debug kernel, with
 #              KASAN, kmemleak and lockdep
@@ -207,6 +208,9 @@ make -C userspace OUT="$out/userspace" test >"$out/userspace.log" 2>&1
 read -r p f <<<"$(gtest_counts "$out/userspace.log")"
 [ "$p$f" != 00 ] || f=1
 record userspace:gtest "$p" "$f" "$out/userspace.log"
+
+step userspace:fuzz make -C userspace OUT="$out/userspace" FUZZ_TIME=30 \
+	fuzz-run
 
 step build:selftests make -C selftests \
 	KSFT_DIR="$src/tools/testing/selftests" OUT="$top/build/selftests"

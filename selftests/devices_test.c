@@ -15,53 +15,17 @@
 #include <unistd.h>
 
 #include "kselftest_harness.h"
+#include "lib.h"
 
-#define DEVICES_FILE	"/sys/kernel/debug/cqpool/devices"
 #define IB_CLASS	"/sys/class/infiniband"
-
-/* 1 when debugfs lists @name, 0 when not, -1 when it cannot be read. */
-static int debugfs_lists(const char *name)
-{
-	char line[256], first[64];
-	FILE *f = fopen(DEVICES_FILE, "r");
-	int found = 0;
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "%63s", first) == 1 && !strcmp(first, name))
-			found = 1;
-	fclose(f);
-	return found;
-}
-
-/* Polls until debugfs does (@want 1) or does not (0) list @name. */
-static int wait_listed(const char *name, int want)
-{
-	int i;
-
-	for (i = 0; i < 100; i++) {
-		if (debugfs_lists(name) == want)
-			return 0;
-		usleep(50 * 1000);
-	}
-	return -1;
-}
-
-static const char *rxe_netdev(void)
-{
-	const char *n = getenv("CQPOOL_RXE_NETDEV");
-
-	return n ? n : "v0";
-}
 
 TEST(debugfs_header_names_columns)
 {
 	char line[256] = "";
-	FILE *f = fopen(DEVICES_FILE, "r");
+	FILE *f = fopen(DEVICES, "r");
 
 	ASSERT_NE(NULL, f) TH_LOG("%s: is debugfs mounted, cqpool loaded?",
-				  DEVICES_FILE);
+				  DEVICES);
 	ASSERT_NE(NULL, fgets(line, sizeof(line), f));
 	fclose(f);
 	EXPECT_NE(NULL, strstr(line, "device"));
@@ -81,27 +45,23 @@ TEST(every_ib_device_is_listed)
 		if (e->d_name[0] == '.')
 			continue;
 		devices++;
-		EXPECT_EQ(1, debugfs_lists(e->d_name))
-			TH_LOG("%s is not in %s", e->d_name, DEVICES_FILE);
+		EXPECT_EQ(1, device_listed(e->d_name))
+			TH_LOG("%s is not in %s", e->d_name, DEVICES);
 	}
 	closedir(d);
 	/* The VM always has rxe0; no device at all means the rig is broken. */
 	EXPECT_LT(0, devices);
-	EXPECT_EQ(1, debugfs_lists("rxe0"));
+	EXPECT_EQ(1, device_listed("rxe0"));
 }
 
 TEST(deleted_device_leaves_and_returns)
 {
-	char cmd[128];
-
-	ASSERT_EQ(1, debugfs_lists("rxe0"));
+	ASSERT_EQ(1, device_listed("rxe0"));
 	ASSERT_EQ(0, system("/usr/bin/rdma link delete rxe0"));
-	EXPECT_EQ(0, wait_listed("rxe0", 0)) TH_LOG("rxe0 did not leave");
+	EXPECT_EQ(0, wait_device_listed("rxe0", 0)) TH_LOG("rxe0 did not leave");
 
-	snprintf(cmd, sizeof(cmd),
-		 "/usr/bin/rdma link add rxe0 type rxe netdev %s", rxe_netdev());
-	ASSERT_EQ(0, system(cmd));
-	EXPECT_EQ(0, wait_listed("rxe0", 1)) TH_LOG("rxe0 did not return");
+	ASSERT_EQ(0, rxe_add());
+	EXPECT_EQ(0, wait_device_listed("rxe0", 1)) TH_LOG("rxe0 did not return");
 }
 
 TEST_HARNESS_MAIN

@@ -20,118 +20,9 @@
 #include <unistd.h>
 
 #include "kselftest_harness.h"
+#include "lib.h"
 
-#define TOTALS		"/sys/kernel/debug/cqpool/totals"
-#define DEVICES		"/sys/kernel/debug/cqpool/devices"
-#define IDLE_TIMEOUT	"/sys/module/cqpool/parameters/idle_timeout_ms"
 #define TEST_TIMEOUT_MS	100
-
-struct totals {
-	unsigned long long cqs, idle_cqs, cqes, reserved, users;
-};
-
-static int read_totals(struct totals *t)
-{
-	FILE *f = fopen(TOTALS, "r");
-	int n;
-
-	if (!f)
-		return -1;
-	n = fscanf(f, "cqs %llu idle_cqs %llu cqes %llu reserved %llu users %llu",
-		   &t->cqs, &t->idle_cqs, &t->cqes, &t->reserved, &t->users);
-	fclose(f);
-	return n == 5 ? 0 : -1;
-}
-
-static int write_file(const char *path, const char *val)
-{
-	FILE *f = fopen(path, "w");
-	int ret;
-
-	if (!f)
-		return -1;
-	ret = fputs(val, f) < 0 ? -1 : 0;
-	return fclose(f) ? -1 : ret;
-}
-
-static int set_idle_timeout(unsigned int ms)
-{
-	char buf[32];
-
-	snprintf(buf, sizeof(buf), "%u", ms);
-	return write_file(IDLE_TIMEOUT, buf);
-}
-
-/* Waits until no CQ is left: the idle timeout has done its work. */
-static int wait_no_cqs(void)
-{
-	struct totals t;
-	int i;
-
-	for (i = 0; i < 100; i++) {
-		if (!read_totals(&t) && !t.cqs)
-			return 0;
-		usleep(50 * 1000);
-	}
-	return -1;
-}
-
-static int device_listed(const char *name)
-{
-	char line[256], first[64];
-	FILE *f = fopen(DEVICES, "r");
-	int found = 0;
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "%63s", first) == 1 && !strcmp(first, name))
-			found = 1;
-	fclose(f);
-	return found;
-}
-
-static int shared_get_on(int fd, unsigned int nr, int hint,
-			 struct cqpool_cq_get *g)
-{
-	memset(g, 0, sizeof(*g));
-	g->size = sizeof(*g);
-	g->flags = CQPOOL_CQ_GET_SHARED;
-	g->poll_ctx = CQPOOL_POLL_SOFTIRQ;
-	strcpy(g->device, "rxe0");
-	g->nr_cqe = nr;
-	g->vector_hint = hint;
-	return ioctl(fd, CQPOOL_IOC_CQ_GET, g);
-}
-
-/* A reservation on rxe0's shared softirq pool, least-loaded vector. */
-static int shared_get(int fd, unsigned int nr, struct cqpool_cq_get *g)
-{
-	return shared_get_on(fd, nr, -1, g);
-}
-
-static int put(int fd, unsigned int id)
-{
-	struct cqpool_destroy d = { .size = sizeof(d), .id = id };
-
-	return ioctl(fd, CQPOOL_IOC_CQ_PUT, &d);
-}
-
-static int pool_destroy(int fd, unsigned int id)
-{
-	struct cqpool_destroy d = { .size = sizeof(d), .id = id };
-
-	return ioctl(fd, CQPOOL_IOC_POOL_DESTROY, &d);
-}
-
-static void pool_attr(struct cqpool_pool_create *c)
-{
-	memset(c, 0, sizeof(*c));
-	c->size = sizeof(*c);
-	strcpy(c->device, "rxe0");
-	strcpy(c->name, "selftest");
-	c->poll_ctx = CQPOOL_POLL_WORKQUEUE;
-}
 
 /* 1 when `rdma res show cq` lists CQ @cqn of rxe0 as cqpool's. */
 static int rdma_res_lists_cq(unsigned int cqn)
@@ -150,6 +41,30 @@ static int rdma_res_lists_cq(unsigned int cqn)
 			found = 1;
 	pclose(p);
 	return found;
+}
+
+/* CQs and entries `rdma res show cq` lists for rxe0 under @comm. */
+static int rdma_res_cqs(const char *comm, unsigned long long *cqs,
+			unsigned long long *cqes)
+{
+	char line[512], tag[64];
+	unsigned int cqe;
+	FILE *p;
+
+	*cqs = *cqes = 0;
+	snprintf(tag, sizeof(tag), "[%s]", comm);
+	p = popen("/usr/bin/rdma res show cq dev rxe0 2>/dev/null", "r");
+	if (!p)
+		return -1;
+	while (fgets(line, sizeof(line), p)) {
+		char *at = strstr(line, " cqe ");
+
+		if (strstr(line, tag) && at && sscanf(at, " cqe %u", &cqe) == 1) {
+			(*cqs)++;
+			*cqes += cqe;
+		}
+	}
+	return pclose(p) ? -1 : 0;
 }
 
 FIXTURE(pools) {
@@ -356,33 +271,53 @@ TEST_F(pools, per_fd_object_limit_is_enforced)
 	EXPECT_EQ(0, wait_no_cqs());
 }
 
-static const char *rxe_netdev(void)
+/*
+ * The mixed workload of the design notes: 1024 reservations cycling
+ * through ULP-like sizes, on cqpool's shared pool and on upstream's
+ * ib_cq_pool_get(), side by side on the same device.
+ */
+TEST_F(pools, mixed_workload_against_upstream)
 {
-	const char *n = getenv("CQPOOL_RXE_NETDEV");
-
-	return n ? n : "v0";
-}
-
-static int rxe_add(void)
-{
-	char cmd[128];
-
-	snprintf(cmd, sizeof(cmd),
-		 "/usr/bin/rdma link add rxe0 type rxe netdev %s", rxe_netdev());
-	return system(cmd);
-}
-
-/* Polls until debugfs does (@want 1) or does not (0) list rxe0. */
-static int wait_rxe0(int want)
-{
+	static const unsigned int sizes[] = { 33, 129, 385, 1025, 65, 257 };
+	unsigned long long up_cqs0, up_cqes0, up_cqs, up_cqes;
+	unsigned long long reserved = 0;
+	static struct cqpool_cq_get g[1024];
+	struct totals t;
 	int i;
 
-	for (i = 0; i < 200; i++) {
-		if (device_listed("rxe0") == want)
-			return 0;
-		usleep(50 * 1000);
+	for (i = 0; i < 1024; i++) {
+		reserved += sizes[i % 6];
+		ASSERT_EQ(0, shared_get(self->fd, sizes[i % 6], &g[i]));
 	}
-	return -1;
+	ASSERT_EQ(0, read_totals(&t));
+	EXPECT_EQ(reserved, t.reserved);
+	EXPECT_LE(t.reserved, t.cqes);
+	ksft_print_msg("cqpool: %llu reservations of %llu CQEs in %llu CQs of %llu CQEs (%.3fx)\n",
+		       t.users, t.reserved, t.cqs, t.cqes,
+		       (double)t.cqes / t.reserved);
+	for (i = 0; i < 1024; i++)
+		ASSERT_EQ(0, put(self->fd, g[i].id));
+	ASSERT_EQ(0, wait_no_cqs());
+	ksft_print_msg("cqpool: after release and the idle timeout: 0 CQs\n");
+
+	ASSERT_EQ(0, rdma_res_cqs("ib_core", &up_cqs0, &up_cqes0));
+	for (i = 0; i < 1024; i++) {
+		g[i].flags = CQPOOL_CQ_GET_UPSTREAM;
+		g[i].nr_cqe = sizes[i % 6];
+		g[i].vector_hint = -1;
+		ASSERT_EQ(0, ioctl(self->fd, CQPOOL_IOC_CQ_GET, &g[i]));
+	}
+	ASSERT_EQ(0, rdma_res_cqs("ib_core", &up_cqs, &up_cqes));
+	ksft_print_msg("upstream: %llu CQs of %llu CQEs (%.3fx); %llu CQs before\n",
+		       up_cqs - up_cqs0, up_cqes - up_cqes0,
+		       (double)(up_cqes - up_cqes0) / reserved, up_cqs0);
+	for (i = 0; i < 1024; i++)
+		ASSERT_EQ(0, put(self->fd, g[i].id));
+	ASSERT_EQ(0, rdma_res_cqs("ib_core", &up_cqs, &up_cqes));
+	ksft_print_msg("upstream: after release: %llu CQs, %llu CQEs stay allocated\n",
+		       up_cqs, up_cqes);
+	/* The point of cqpool: less memory for the same reservations. */
+	EXPECT_LT(t.cqes, up_cqes - up_cqes0);
 }
 
 TEST_F(pools, device_removal_frees_idle_pools)
@@ -397,11 +332,11 @@ TEST_F(pools, device_removal_frees_idle_pools)
 	ASSERT_EQ(1, t.cqs) TH_LOG("the idle CQ should still be there");
 
 	ASSERT_EQ(0, system("/usr/bin/rdma link delete rxe0"));
-	EXPECT_EQ(0, wait_rxe0(0));
+	EXPECT_EQ(0, wait_device_listed("rxe0", 0));
 	ASSERT_EQ(0, read_totals(&t));
 	EXPECT_EQ(0, t.cqs);
 	ASSERT_EQ(0, rxe_add());
-	EXPECT_EQ(0, wait_rxe0(1));
+	EXPECT_EQ(0, wait_device_listed("rxe0", 1));
 }
 
 TEST_F(pools, device_removal_waits_for_reservations)
@@ -428,9 +363,9 @@ TEST_F(pools, device_removal_waits_for_reservations)
 	self->fd = open(CQPOOL_DEVICE_PATH, O_RDWR | O_CLOEXEC);
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-	EXPECT_EQ(0, wait_rxe0(0));
+	EXPECT_EQ(0, wait_device_listed("rxe0", 0));
 	ASSERT_EQ(0, rxe_add());
-	EXPECT_EQ(0, wait_rxe0(1));
+	EXPECT_EQ(0, wait_device_listed("rxe0", 1));
 }
 
 TEST_HARNESS_MAIN

@@ -1,8 +1,10 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# Runs inside the demo VM as /payload/run.sh: loads cqpool and shows what
-# it sees.  Everything for the person watching goes to $CQPOOL_RESULTS.
+# Runs inside the demo VM as /payload/run.sh: loads cqpool, shows what it
+# sees, and runs the mixed workload of 1024 reservations on cqpool's pool
+# and on upstream's ib_cq_pool_get(), side by side on rxe0.  Everything
+# for the person watching goes to $CQPOOL_RESULTS.
 
 out=${CQPOOL_RESULTS:-/dev/stdout}
 
@@ -11,7 +13,11 @@ insmod /payload/cqpool.ko || exit 10
 	echo "== RDMA links (rdma link show)"
 	/usr/bin/rdma link show
 	echo
-	echo "== devices cqpool tracks (/sys/kernel/debug/cqpool/devices)"
+	echo "== devices cqpool serves (/sys/kernel/debug/cqpool/devices)"
 	cat /sys/kernel/debug/cqpool/devices
+	echo
+	echo "== 1024 reservations of 33, 129, 385, 1025, 65, 257 CQEs on rxe0"
+	/payload/pool_test -t mixed_workload_against_upstream |
+		sed -n 's/^# \(cqpool\|upstream\): /\1\t/p'
 } >"$out" 2>&1
 rmmod cqpool

@@ -138,13 +138,35 @@ trap 'exit 143' TERM
 splat_re='BUG:|WARNING:|KASAN:|kmemleak: [0-9]+ new suspected memory leak|possible circular locking|UBSAN:|Oops|Call Trace|kernel BUG at|Kernel panic|general protection fault|INFO: task .* blocked for more than|detected stalls? on CPU'
 any_re='unreferenced object 0x'
 ts_re='\[ *[0-9]+\.[0-9]+\]'
+# A failed allocation's report (warn_alloc: "vmalloc error:", "page
+# allocation failure:") carries a stack trace.  Between the payload's
+# "cqpool-fault-injection-begin" and "-end" kernel log markers failures
+# are injected on purpose, so there the trace of such a report is not a
+# splat; everything else still is.
 scan_splats() {
-	# With timestamps on the console (printk.time=1): timestamped lines only.
-	if grep -Eq "^$ts_re" "$console"; then
-		grep -Ea "$ts_re.*($splat_re)|$any_re" "$console" || true
-	else
-		grep -Ea "$splat_re|$any_re" "$console" || true
-	fi
+	local timestamps=0
+
+	grep -Eq "^$ts_re" "$console" && timestamps=1
+	SPLAT_RE=$splat_re ANY_RE=$any_re TS_RE=$ts_re TS=$timestamps \
+	awk '
+		BEGIN {
+			splat = ENVIRON["SPLAT_RE"]; any = ENVIRON["ANY_RE"]
+			ts = ENVIRON["TS_RE"]; use_ts = ENVIRON["TS"] == 1
+		}
+		{ sub(/\r$/, "") }
+		/cqpool-fault-injection-begin/ { injecting = 1 }
+		/cqpool-fault-injection-end/ { injecting = 0 }
+		injecting && /vmalloc error:|page allocation failure:/ {
+			trace_expected = 1
+			next
+		}
+		($0 ~ splat && (!use_ts || $0 ~ ts)) || $0 ~ any {
+			if (trace_expected && /Call Trace/) {
+				trace_expected = 0
+				next
+			}
+			print
+		}' "$console"
 }
 
 # One boot.  Sets qstatus, killed_on_splat, boot_stalled.

@@ -11,7 +11,6 @@ namespace {
 
 enum : cqp_u32 {
 	CQ_IDLE = 1u << 0,	/* on the idle list */
-	CQ_NO_RESIZE = 1u << 1,	/* the driver refused to resize it */
 };
 
 cqp_u32 free_cqes(const cqp_cq *cq)
@@ -274,7 +273,6 @@ void Pool::resize_failed(cqp_cq *cq)
 {
 	Vector &v = vec_[cq->vec];
 
-	cq->link.flags |= CQ_NO_RESIZE;
 	if (v.growing == cq)
 		v.growing = nullptr;
 }
@@ -373,6 +371,9 @@ bool Pool::check() const
 
 		auto visit = [&](const cqp_cq *cq) {
 			if (cq->vec != i || cq->reserved > cq->size)
+				return false;
+			/* Every reservation holds at least one entry. */
+			if (cq->reserved < cq->users)
 				return false;
 			if (!cq->users != !!(cq->link.flags & CQ_IDLE))
 				return false;

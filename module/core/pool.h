@@ -162,7 +162,7 @@ int cqp_pool_add(struct cqp_pool *pool, struct cqp_cq *cq, cqp_u32 vec,
 int cqp_pool_resized(struct cqp_pool *pool, struct cqp_cq *cq,
 		     cqp_u32 size);
 
-/* The driver refused to resize @cq: never plan to resize it again. */
+/* The driver refused to resize @cq: grow its vector by new CQs instead. */
 void cqp_pool_resize_failed(struct cqp_pool *pool, struct cqp_cq *cq);
 
 /*

@@ -111,14 +111,20 @@ struct cqpool_destroy {
 /* struct cqpool_cq_get flags */
 /* Reserve on the device's shared pool of @poll_ctx, not on @pool_id. */
 #define CQPOOL_CQ_GET_SHARED	(1U << 0)
+/*
+ * Reserve with the kernel's own ib_cq_pool_get() on @device and
+ * @poll_ctx instead, for comparison; its CQs are not cqpool's.
+ */
+#define CQPOOL_CQ_GET_UPSTREAM	(1U << 1)
 
 /**
  * struct cqpool_cq_get - argument of CQPOOL_IOC_CQ_GET
  * @size: in: sizeof(struct cqpool_cq_get)
  * @flags: in: CQPOOL_CQ_GET_*
- * @pool_id: in: a pool of this file descriptor (without _SHARED)
- * @poll_ctx: in: enum cqpool_poll_ctx (with _SHARED)
- * @device: in: the RDMA device (with _SHARED)
+ * @pool_id: in: a pool of this file descriptor (without _SHARED or
+ *	_UPSTREAM)
+ * @poll_ctx: in: enum cqpool_poll_ctx (with _SHARED or _UPSTREAM)
+ * @device: in: the RDMA device (with _SHARED or _UPSTREAM)
  * @nr_cqe: in: entries to reserve
  * @vector_hint: in: completion vector; -1 for the least-loaded
  * @id: out: the reservation, for this file descriptor

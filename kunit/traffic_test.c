@@ -1,0 +1,326 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit: QPs made by cqpool_rdma_create_qp() on both ends of an RDMA CM
+ * connection looped back on one device (rxe0, siw0), and a SEND that
+ * completes on the CQs cqpool assigned.  iWARP (siw) connects only
+ * through the CM, so this is the path both kinds of device share.
+ */
+#include <kunit/test.h>
+#include <linux/completion.h>
+#include <linux/in.h>
+#include <linux/inetdevice.h>
+#include <linux/netdevice.h>
+#include <linux/slab.h>
+#include <rdma/rdma_cm.h>
+
+#include <cqpool/cqpool.h>
+
+#include "core/pool.h"
+#include "cqpool_test.h"
+
+#define LOOP_PORT	18515
+#define LOOP_MSG	64
+#define LOOP_WAIT	msecs_to_jiffies(10000)
+
+static const char *const traffic_devices[] = { "rxe0", "siw0" };
+
+static void traffic_device_name(const char *const *name, char *desc)
+{
+	strscpy(desc, *name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(traffic_devices, traffic_devices, traffic_device_name);
+
+struct loop;
+
+/**
+ * struct loop_end - one end of the looped-back connection
+ * @loop: the connection
+ * @id: its CM id
+ * @connected: completed on ESTABLISHED or on a CM error
+ * @error: the CM error, if any
+ * @cqe: the completion of its one work request
+ * @done: completed with @cqe
+ * @wc_status: status of that completion
+ * @wc_len: bytes it carried
+ * @wc_cq: the CQ it arrived on
+ */
+struct loop_end {
+	struct loop *loop;
+	struct rdma_cm_id *id;
+	struct completion connected;
+	int error;
+	struct ib_cqe cqe;
+	struct completion done;
+	enum ib_wc_status wc_status;
+	u32 wc_len;
+	struct ib_cq *wc_cq;
+};
+
+struct loop {
+	struct cqpool *pool;
+	struct ib_pd *pd;
+	struct rdma_cm_id *listen;
+	struct loop_end client, server;
+	struct ib_qp_init_attr init;
+};
+
+static void loop_wc_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct loop_end *end = container_of(wc->wr_cqe, struct loop_end, cqe);
+
+	end->wc_status = wc->status;
+	end->wc_len = wc->byte_len;
+	end->wc_cq = cq;
+	complete(&end->done);
+}
+
+static int loop_create_qp(struct loop_end *end)
+{
+	struct ib_qp_init_attr init = end->loop->init;
+
+	init.qp_context = end;
+	return cqpool_rdma_create_qp(end->loop->pool, end->id, end->loop->pd,
+				     &init, NULL);
+}
+
+static int loop_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
+{
+	struct loop_end *end = id->context;
+	struct loop *loop = end->loop;
+	struct rdma_conn_param param = {
+		.responder_resources = 1,
+		.initiator_depth = 1,
+		.retry_count = 7,
+		.rnr_retry_count = 7,
+	};
+	int ret = 0;
+
+	switch (ev->event) {
+	case RDMA_CM_EVENT_ADDR_RESOLVED:
+		ret = rdma_resolve_route(id, 2000);
+		break;
+	case RDMA_CM_EVENT_ROUTE_RESOLVED:
+		/* In the handler: the id's handler mutex is held. */
+		ret = loop_create_qp(end);
+		if (!ret)
+			ret = rdma_connect_locked(id, &param);
+		break;
+	case RDMA_CM_EVENT_CONNECT_REQUEST:
+		/* @id is new: the server's end of the connection. */
+		end = &loop->server;
+		end->id = id;
+		id->context = end;
+		ret = loop_create_qp(end);
+		if (!ret)
+			ret = rdma_accept(id, &param);
+		break;
+	case RDMA_CM_EVENT_ESTABLISHED:
+		complete(&end->connected);
+		return 0;
+	case RDMA_CM_EVENT_DISCONNECTED:
+	case RDMA_CM_EVENT_TIMEWAIT_EXIT:
+		return 0;
+	default:
+		ret = -EIO;
+		break;
+	}
+	if (ret) {
+		end->error = ret;
+		complete(&end->connected);
+	}
+	/* Never ask the CM to destroy an id: the test owns them all. */
+	return 0;
+}
+
+/* The IPv4 address of the netdev under @dev. */
+static __be32 loop_device_addr(struct ib_device *dev)
+{
+	struct net_device *nd;
+	__be32 addr = 0;
+
+	rcu_read_lock();
+	for_each_netdev_rcu(&init_net, nd) {
+		struct ib_device *owner;
+		struct in_device *in;
+		struct in_ifaddr *ifa;
+
+		owner = ib_device_get_by_netdev(nd, RDMA_DRIVER_UNKNOWN);
+		if (!owner)
+			continue;
+		in = __in_dev_get_rcu(nd);
+		ifa = in ? rcu_dereference(in->ifa_list) : NULL;
+		if (owner == dev && ifa)
+			addr = ifa->ifa_local;
+		ib_device_put(owner);
+	}
+	rcu_read_unlock();
+	return addr;
+}
+
+static void loop_end_init(struct loop *loop, struct loop_end *end)
+{
+	end->loop = loop;
+	init_completion(&end->connected);
+	init_completion(&end->done);
+	end->cqe.done = loop_wc_done;
+}
+
+static void loop_teardown(struct loop *loop)
+{
+	struct loop_end *ends[] = { &loop->client, &loop->server };
+	int i;
+
+	if (loop->client.id && loop->client.id->qp)
+		rdma_disconnect(loop->client.id);
+	for (i = 0; i < ARRAY_SIZE(ends); i++) {
+		if (!ends[i]->id)
+			continue;
+		if (ends[i]->id->qp)
+			cqpool_rdma_destroy_qp(ends[i]->id);
+		rdma_destroy_id(ends[i]->id);
+	}
+	if (loop->listen)
+		rdma_destroy_id(loop->listen);
+	if (loop->pd)
+		ib_dealloc_pd(loop->pd);
+	if (!IS_ERR_OR_NULL(loop->pool))
+		cqpool_destroy(loop->pool);
+}
+
+static void rdma_cm_qps_complete_a_send_on_pooled_cqs(struct kunit *test)
+{
+	const char *const *name = test->param_value;
+	const struct cqpool_attr attr = { .poll_ctx = IB_POLL_SOFTIRQ,
+					  .name = "kunit-traffic" };
+	struct sockaddr_in sin = { .sin_family = AF_INET,
+				   .sin_port = htons(LOOP_PORT) };
+	struct ib_recv_wr rwr = {};
+	struct ib_send_wr swr = {};
+	struct cqp_pool_stats st;
+	struct ib_device *dev;
+	struct ib_sge sge[2];
+	struct loop *loop;
+	u64 dma[2];
+	u8 *buf;
+	int ret;
+
+	dev = ib_device_get_by_name(*name, RDMA_DRIVER_UNKNOWN);
+	KUNIT_ASSERT_NOT_NULL_MSG(test, dev, "%s is not registered", *name);
+	sin.sin_addr.s_addr = loop_device_addr(dev);
+	loop = kunit_kzalloc(test, sizeof(*loop), GFP_KERNEL);
+	buf = kunit_kzalloc(test, 2 * LOOP_MSG, GFP_KERNEL);
+	if (!loop || !buf || !sin.sin_addr.s_addr) {
+		ib_device_put(dev);
+		KUNIT_FAIL(test, "no memory, or no IPv4 address on %s", *name);
+		return;
+	}
+	loop->init = (struct ib_qp_init_attr) {
+		.cap = { .max_send_wr = 4, .max_recv_wr = 4,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+		.sq_sig_type = IB_SIGNAL_REQ_WR,
+		.qp_type = IB_QPT_RC,
+	};
+	loop_end_init(loop, &loop->client);
+	loop_end_init(loop, &loop->server);
+	loop->pool = cqpool_create(dev, &attr);
+	loop->pd = ib_alloc_pd(dev, 0);
+	ib_device_put(dev);
+	if (IS_ERR(loop->pool) || IS_ERR(loop->pd)) {
+		if (IS_ERR(loop->pd))
+			loop->pd = NULL;
+		loop_teardown(loop);
+		KUNIT_FAIL(test, "no pool or PD");
+		return;
+	}
+
+	loop->listen = rdma_create_id(&init_net, loop_cm_handler,
+				      &loop->server, RDMA_PS_TCP, IB_QPT_RC);
+	loop->client.id = rdma_create_id(&init_net, loop_cm_handler,
+					 &loop->client, RDMA_PS_TCP, IB_QPT_RC);
+	if (IS_ERR(loop->listen) || IS_ERR(loop->client.id)) {
+		KUNIT_FAIL(test, "rdma_create_id");
+		if (IS_ERR(loop->listen))
+			loop->listen = NULL;
+		if (IS_ERR(loop->client.id))
+			loop->client.id = NULL;
+		goto out;
+	}
+	ret = rdma_bind_addr(loop->listen, (struct sockaddr *)&sin);
+	if (!ret)
+		ret = rdma_listen(loop->listen, 1);
+	KUNIT_EXPECT_EQ(test, ret, 0);
+	if (ret)
+		goto out;
+	KUNIT_EXPECT_PTR_EQ(test, loop->listen->device, dev);
+
+	ret = rdma_resolve_addr(loop->client.id, NULL,
+				(struct sockaddr *)&sin, 2000);
+	KUNIT_EXPECT_EQ(test, ret, 0);
+	if (ret)
+		goto out;
+	KUNIT_EXPECT_NE(test, wait_for_completion_timeout(&loop->client.connected,
+							  LOOP_WAIT), 0UL);
+	KUNIT_EXPECT_NE(test, wait_for_completion_timeout(&loop->server.connected,
+							  LOOP_WAIT), 0UL);
+	KUNIT_EXPECT_EQ(test, loop->client.error, 0);
+	KUNIT_EXPECT_EQ(test, loop->server.error, 0);
+	if (loop->client.error || loop->server.error ||
+	    !loop->client.id->qp || !loop->server.id || !loop->server.id->qp)
+		goto out;
+
+	/* Each QP got one pooled CQ for both directions. */
+	KUNIT_EXPECT_PTR_EQ(test, loop->client.id->qp->send_cq,
+			    loop->client.id->qp->recv_cq);
+	KUNIT_EXPECT_EQ(test, cqpool_test_pool_stats(loop->pool, &st), 0);
+	KUNIT_EXPECT_EQ(test, st.users, 2ULL);
+	KUNIT_EXPECT_EQ(test, st.reserved, 16ULL);
+
+	memset(buf, 0x5a, LOOP_MSG);
+	dma[0] = ib_dma_map_single(dev, buf, LOOP_MSG, DMA_TO_DEVICE);
+	dma[1] = ib_dma_map_single(dev, buf + LOOP_MSG, LOOP_MSG,
+				   DMA_FROM_DEVICE);
+	sge[0] = (struct ib_sge){ dma[0], LOOP_MSG, loop->pd->local_dma_lkey };
+	sge[1] = (struct ib_sge){ dma[1], LOOP_MSG, loop->pd->local_dma_lkey };
+
+	rwr.wr_cqe = &loop->server.cqe;
+	rwr.sg_list = &sge[1];
+	rwr.num_sge = 1;
+	KUNIT_EXPECT_EQ(test, ib_post_recv(loop->server.id->qp, &rwr, NULL), 0);
+	swr.wr_cqe = &loop->client.cqe;
+	swr.sg_list = &sge[0];
+	swr.num_sge = 1;
+	swr.opcode = IB_WR_SEND;
+	swr.send_flags = IB_SEND_SIGNALED;
+	KUNIT_EXPECT_EQ(test, ib_post_send(loop->client.id->qp, &swr, NULL), 0);
+
+	KUNIT_EXPECT_NE(test, wait_for_completion_timeout(&loop->client.done,
+							  LOOP_WAIT), 0UL);
+	KUNIT_EXPECT_NE(test, wait_for_completion_timeout(&loop->server.done,
+							  LOOP_WAIT), 0UL);
+	KUNIT_EXPECT_EQ(test, loop->client.wc_status, IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, loop->server.wc_status, IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, loop->server.wc_len, (u32)LOOP_MSG);
+	KUNIT_EXPECT_PTR_EQ(test, loop->client.wc_cq,
+			    loop->client.id->qp->send_cq);
+	KUNIT_EXPECT_PTR_EQ(test, loop->server.wc_cq,
+			    loop->server.id->qp->recv_cq);
+	ib_dma_unmap_single(dev, dma[0], LOOP_MSG, DMA_TO_DEVICE);
+	ib_dma_unmap_single(dev, dma[1], LOOP_MSG, DMA_FROM_DEVICE);
+	KUNIT_EXPECT_EQ(test, memcmp(buf, buf + LOOP_MSG, LOOP_MSG), 0);
+out:
+	loop_teardown(loop);
+}
+
+static struct kunit_case traffic_cases[] = {
+	KUNIT_CASE_PARAM(rdma_cm_qps_complete_a_send_on_pooled_cqs,
+			 traffic_devices_gen_params),
+	{}
+};
+
+static struct kunit_suite traffic_suite = {
+	.name = "cqpool_traffic",
+	.test_cases = traffic_cases,
+};
+
+kunit_test_suite(traffic_suite);

@@ -1,0 +1,168 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kselftest: failure injection on every allocation of the pool paths.
+ *
+ * fail-nth makes the n-th fault-injection point this task reaches fail
+ * (with FAILSLAB, every slab allocation is one), for n = 1, 2, ... until
+ * a run reaches no n-th point: then every allocation of the path has
+ * failed once.  Each failure must come back as an error or be absorbed,
+ * and leave no reservation, no CQ once released, and a ledger that passes
+ * its own invariant check.  kmemleak, at the end of the VM run, finds
+ * what leaked.  Kernels without fault injection (the stock one) skip.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/cqpool.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "kselftest_harness.h"
+#include "lib.h"
+
+#define FAIL_NTH	"/proc/thread-self/fail-nth"
+#define FAILSLAB	"/sys/kernel/debug/failslab/"
+#define MAX_POINTS	400
+
+static int set_fail_nth(unsigned int n)
+{
+	char buf[16];
+
+	snprintf(buf, sizeof(buf), "%u", n);
+	return write_file(FAIL_NTH, buf);
+}
+
+/* 1 when the armed failure was not reached: the path has no more points. */
+static int fail_nth_left(void)
+{
+	char buf[16] = "";
+	FILE *f = fopen(FAIL_NTH, "r");
+
+	if (!f)
+		return -1;
+	if (!fgets(buf, sizeof(buf), f))
+		buf[0] = 0;
+	fclose(f);
+	set_fail_nth(0);
+	return atoi(buf) != 0;
+}
+
+FIXTURE(fault) {
+	int fd;
+};
+
+static bool fault_injection(void)
+{
+	return !access(FAIL_NTH, W_OK) && !access(FAILSLAB, F_OK);
+}
+
+FIXTURE_SETUP(fault)
+{
+	self->fd = -1;
+	if (!fault_injection())
+		return;		/* each test skips */
+	/* GFP_KERNEL allocations too, and no stack dump per failure. */
+	ASSERT_EQ(0, write_file(FAILSLAB "ignore-gfp-wait", "N"));
+	ASSERT_EQ(0, write_file(FAILSLAB "verbose", "0"));
+	ASSERT_EQ(0, set_idle_timeout(50));
+	ASSERT_EQ(0, wait_no_cqs());
+	self->fd = open(CQPOOL_DEVICE_PATH, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, self->fd);
+}
+
+FIXTURE_TEARDOWN(fault)
+{
+	if (self->fd >= 0)
+		close(self->fd);
+	set_idle_timeout(30000);
+}
+
+static void check_clean(struct __test_metadata *_metadata, unsigned int n)
+{
+	struct totals t;
+
+	ASSERT_EQ(0, read_totals(&t)) TH_LOG("n=%u: ledger broken", n);
+	EXPECT_EQ(0, t.users) TH_LOG("n=%u", n);
+	EXPECT_EQ(0, t.reserved) TH_LOG("n=%u", n);
+	EXPECT_EQ(0, wait_no_cqs()) TH_LOG("n=%u: CQs left", n);
+}
+
+/* An owned pool, a reservation, one that must grow the pool, teardown. */
+TEST_F(fault, every_allocation_of_owned_pool_paths_may_fail)
+{
+	unsigned int n, injected = 0;
+
+	if (!fault_injection())
+		SKIP(return, "kernel without FAULT_INJECTION/FAILSLAB");
+
+	for (n = 1; n < MAX_POINTS; n++) {
+		struct cqpool_pool_create c;
+		struct cqpool_cq_get a = { .size = sizeof(a), .nr_cqe = 100,
+					   .vector_hint = 0 };
+		struct cqpool_cq_get b = a;
+		int ra = -1, rb = -1, left;
+
+		pool_attr(&c);
+		ASSERT_EQ(0, set_fail_nth(n));
+		if (!ioctl(self->fd, CQPOOL_IOC_POOL_CREATE, &c)) {
+			a.pool_id = c.id;
+			b.pool_id = c.id;
+			b.nr_cqe = 3000;
+			ra = ioctl(self->fd, CQPOOL_IOC_CQ_GET, &a);
+			rb = ioctl(self->fd, CQPOOL_IOC_CQ_GET, &b);
+		} else {
+			EXPECT_EQ(ENOMEM, errno) TH_LOG("n=%u", n);
+		}
+		left = fail_nth_left();
+		if (!ra)
+			EXPECT_EQ(0, put(self->fd, a.id));
+		if (!rb)
+			EXPECT_EQ(0, put(self->fd, b.id));
+		if (c.id)
+			EXPECT_EQ(0, pool_destroy(self->fd, c.id));
+		check_clean(_metadata, n);
+		if (left)
+			break;
+		injected++;
+	}
+	ksft_print_msg("owned pool paths: %u allocations failed in turn\n",
+		       injected);
+	EXPECT_LT(3, injected);
+	EXPECT_GT(MAX_POINTS - 1, n) TH_LOG("never ran out of points");
+}
+
+/* The shared pool: created on first use, reservation, growth. */
+TEST_F(fault, every_allocation_of_shared_pool_paths_may_fail)
+{
+	unsigned int n, injected = 0;
+
+	if (!fault_injection())
+		SKIP(return, "kernel without FAULT_INJECTION/FAILSLAB");
+
+	for (n = 1; n < MAX_POINTS; n++) {
+		struct cqpool_cq_get a, b;
+		int ra, rb, left;
+
+		ASSERT_EQ(0, set_fail_nth(n));
+		ra = shared_get_on(self->fd, 100, 1, &a);
+		rb = shared_get_on(self->fd, 3000, 1, &b);
+		left = fail_nth_left();
+		if (!ra)
+			EXPECT_EQ(0, put(self->fd, a.id));
+		if (!rb)
+			EXPECT_EQ(0, put(self->fd, b.id));
+		check_clean(_metadata, n);
+		if (left)
+			break;
+		injected++;
+	}
+	ksft_print_msg("shared pool paths: %u allocations failed in turn\n",
+		       injected);
+	EXPECT_LT(3, injected);
+	EXPECT_GT(MAX_POINTS - 1, n) TH_LOG("never ran out of points");
+}
+
+TEST_HARNESS_MAIN

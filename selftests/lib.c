@@ -1,0 +1,150 @@
+// SPDX-License-Identifier: GPL-2.0
+/* What the cqpool kselftests share; see lib.h. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "lib.h"
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+int read_totals(struct totals *t)
+{
+	const struct {
+		const char *key;
+		unsigned long long *val;
+	} fields[] = {
+		{ "cqs", &t->cqs }, { "idle_cqs", &t->idle_cqs },
+		{ "cqes", &t->cqes }, { "reserved", &t->reserved },
+		{ "users", &t->users }, { "pools", &t->pools },
+		{ "broken_pools", &t->broken },
+	};
+	unsigned long long val;
+	unsigned int i, seen = 0;
+	FILE *f = fopen(TOTALS, "r");
+	char key[64];
+
+	if (!f)
+		return -1;
+	while (fscanf(f, "%63s %llu", key, &val) == 2)
+		for (i = 0; i < ARRAY_SIZE(fields); i++)
+			if (!strcmp(key, fields[i].key)) {
+				*fields[i].val = val;
+				seen++;
+			}
+	fclose(f);
+	/* A ledger that fails its own invariants fails every caller. */
+	return seen == ARRAY_SIZE(fields) && !t->broken ? 0 : -1;
+}
+
+int write_file(const char *path, const char *val)
+{
+	FILE *f = fopen(path, "w");
+	int ret;
+
+	if (!f)
+		return -1;
+	ret = fputs(val, f) < 0 ? -1 : 0;
+	return fclose(f) ? -1 : ret;
+}
+
+int set_idle_timeout(unsigned int ms)
+{
+	char buf[32];
+
+	snprintf(buf, sizeof(buf), "%u", ms);
+	return write_file(IDLE_TIMEOUT, buf);
+}
+
+int wait_no_cqs(void)
+{
+	struct totals t;
+	int i;
+
+	for (i = 0; i < 100; i++) {
+		if (!read_totals(&t) && !t.cqs)
+			return 0;
+		usleep(50 * 1000);
+	}
+	return -1;
+}
+
+int device_listed(const char *name)
+{
+	char line[256], first[64];
+	FILE *f = fopen(DEVICES, "r");
+	int found = 0;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%63s", first) == 1 && !strcmp(first, name))
+			found = 1;
+	fclose(f);
+	return found;
+}
+
+int shared_get_on(int fd, unsigned int nr, int hint, struct cqpool_cq_get *g)
+{
+	memset(g, 0, sizeof(*g));
+	g->size = sizeof(*g);
+	g->flags = CQPOOL_CQ_GET_SHARED;
+	g->poll_ctx = CQPOOL_POLL_SOFTIRQ;
+	strcpy(g->device, "rxe0");
+	g->nr_cqe = nr;
+	g->vector_hint = hint;
+	return ioctl(fd, CQPOOL_IOC_CQ_GET, g);
+}
+
+int shared_get(int fd, unsigned int nr, struct cqpool_cq_get *g)
+{
+	return shared_get_on(fd, nr, -1, g);
+}
+
+int put(int fd, unsigned int id)
+{
+	struct cqpool_destroy d = { .size = sizeof(d), .id = id };
+
+	return ioctl(fd, CQPOOL_IOC_CQ_PUT, &d);
+}
+
+int pool_destroy(int fd, unsigned int id)
+{
+	struct cqpool_destroy d = { .size = sizeof(d), .id = id };
+
+	return ioctl(fd, CQPOOL_IOC_POOL_DESTROY, &d);
+}
+
+void pool_attr(struct cqpool_pool_create *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->size = sizeof(*c);
+	strcpy(c->device, "rxe0");
+	strcpy(c->name, "selftest");
+	c->poll_ctx = CQPOOL_POLL_WORKQUEUE;
+}
+
+int wait_device_listed(const char *name, int want)
+{
+	int i;
+
+	for (i = 0; i < 200; i++) {
+		if (device_listed(name) == want)
+			return 0;
+		usleep(50 * 1000);
+	}
+	return -1;
+}
+
+int rxe_add(void)
+{
+	const char *netdev = getenv("CQPOOL_RXE_NETDEV");
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd),
+		 "/usr/bin/rdma link add rxe0 type rxe netdev %s",
+		 netdev ? netdev : "v0");
+	return system(cmd);
+}

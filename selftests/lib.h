@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What the cqpool kselftests share: debugfs and module parameters, and
+ * short forms of the /dev/cqpool pool ioctls on rxe0.
+ */
+#ifndef CQPOOL_SELFTEST_LIB_H
+#define CQPOOL_SELFTEST_LIB_H
+
+#include <linux/cqpool.h>
+
+#define TOTALS		"/sys/kernel/debug/cqpool/totals"
+#define DEVICES		"/sys/kernel/debug/cqpool/devices"
+#define IDLE_TIMEOUT	"/sys/module/cqpool/parameters/idle_timeout_ms"
+
+struct totals {
+	unsigned long long cqs, idle_cqs, cqes, reserved, users, pools, broken;
+};
+
+/* 0 with @t filled, -1 if unreadable or a pool's ledger is broken. */
+int read_totals(struct totals *t);
+int write_file(const char *path, const char *val);
+int set_idle_timeout(unsigned int ms);
+/* Waits until no CQ is left: the idle timeout has done its work. */
+int wait_no_cqs(void);
+/* 1 when debugfs lists device @name, 0 when not, -1 when unreadable. */
+int device_listed(const char *name);
+/* Polls until debugfs does (@want 1) or does not (0) list @name. */
+int wait_device_listed(const char *name, int want);
+/* `rdma link add rxe0` again, on the netdev the VM runner made it on. */
+int rxe_add(void);
+/* A reservation on rxe0's shared softirq pool, on vector @hint. */
+int shared_get_on(int fd, unsigned int nr, int hint, struct cqpool_cq_get *g);
+/* The same on the least-loaded vector. */
+int shared_get(int fd, unsigned int nr, struct cqpool_cq_get *g);
+int put(int fd, unsigned int id);
+int pool_destroy(int fd, unsigned int id);
+/* Attributes of an owned pool on rxe0. */
+void pool_attr(struct cqpool_pool_create *c);
+
+#endif
