@@ -17,7 +17,7 @@ make -s -C selftests KSFT_DIR="$(vm/kernel.sh source)/tools/testing/selftests" \
 
 rm -rf "$payload"
 mkdir -p "$payload"
-cp build/kbuild-stock/cqpool.ko build/selftests/pool_test "$payload/"
+cp build/kbuild-stock/cqpool.ko build/selftests/workload_test "$payload/"
 cp vm/payload-demo.sh "$payload/run.sh"
 
 echo "Booting $ver in QEMU (TCG) with soft-RoCE; this takes a minute."

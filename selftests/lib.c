@@ -148,3 +148,13 @@ int rxe_add(void)
 		 netdev ? netdev : "v0");
 	return system(cmd);
 }
+
+int pools_quiesce(unsigned int idle_timeout_ms)
+{
+	struct totals t;
+
+	if (set_idle_timeout(idle_timeout_ms) || wait_no_cqs() ||
+	    read_totals(&t))
+		return -1;
+	return t.users ? -1 : 0;
+}

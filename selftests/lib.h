@@ -22,6 +22,11 @@ int write_file(const char *path, const char *val);
 int set_idle_timeout(unsigned int ms);
 /* Waits until no CQ is left: the idle timeout has done its work. */
 int wait_no_cqs(void);
+/*
+ * Sets the idle timeout, then waits for every CQ to go: 0 when no
+ * reservation and no CQ is left, the state each test starts from.
+ */
+int pools_quiesce(unsigned int idle_timeout_ms);
 /* 1 when debugfs lists device @name, 0 when not, -1 when unreadable. */
 int device_listed(const char *name);
 /* Polls until debugfs does (@want 1) or does not (0) list @name. */

@@ -43,43 +43,14 @@ static int rdma_res_lists_cq(unsigned int cqn)
 	return found;
 }
 
-/* CQs and entries `rdma res show cq` lists for rxe0 under @comm. */
-static int rdma_res_cqs(const char *comm, unsigned long long *cqs,
-			unsigned long long *cqes)
-{
-	char line[512], tag[64];
-	unsigned int cqe;
-	FILE *p;
-
-	*cqs = *cqes = 0;
-	snprintf(tag, sizeof(tag), "[%s]", comm);
-	p = popen("/usr/bin/rdma res show cq dev rxe0 2>/dev/null", "r");
-	if (!p)
-		return -1;
-	while (fgets(line, sizeof(line), p)) {
-		char *at = strstr(line, " cqe ");
-
-		if (strstr(line, tag) && at && sscanf(at, " cqe %u", &cqe) == 1) {
-			(*cqs)++;
-			*cqes += cqe;
-		}
-	}
-	return pclose(p) ? -1 : 0;
-}
-
 FIXTURE(pools) {
 	int fd;
 };
 
 FIXTURE_SETUP(pools)
 {
-	struct totals t;
-
-	ASSERT_EQ(0, set_idle_timeout(TEST_TIMEOUT_MS))
-		TH_LOG("cannot set %s", IDLE_TIMEOUT);
-	ASSERT_EQ(0, wait_no_cqs()) TH_LOG("CQs left over from before");
-	ASSERT_EQ(0, read_totals(&t));
-	ASSERT_EQ(0, t.users);
+	ASSERT_EQ(0, pools_quiesce(TEST_TIMEOUT_MS))
+		TH_LOG("reservations or CQs left over from before");
 	self->fd = open(CQPOOL_DEVICE_PATH, O_RDWR | O_CLOEXEC);
 	ASSERT_LE(0, self->fd);
 }
@@ -269,55 +240,6 @@ TEST_F(pools, per_fd_object_limit_is_enforced)
 	self->fd = open(CQPOOL_DEVICE_PATH, O_RDWR | O_CLOEXEC);
 	ASSERT_LE(0, self->fd);
 	EXPECT_EQ(0, wait_no_cqs());
-}
-
-/*
- * The mixed workload of the design notes: 1024 reservations cycling
- * through ULP-like sizes, on cqpool's shared pool and on upstream's
- * ib_cq_pool_get(), side by side on the same device.
- */
-TEST_F(pools, mixed_workload_against_upstream)
-{
-	static const unsigned int sizes[] = { 33, 129, 385, 1025, 65, 257 };
-	unsigned long long up_cqs0, up_cqes0, up_cqs, up_cqes;
-	unsigned long long reserved = 0;
-	static struct cqpool_cq_get g[1024];
-	struct totals t;
-	int i;
-
-	for (i = 0; i < 1024; i++) {
-		reserved += sizes[i % 6];
-		ASSERT_EQ(0, shared_get(self->fd, sizes[i % 6], &g[i]));
-	}
-	ASSERT_EQ(0, read_totals(&t));
-	EXPECT_EQ(reserved, t.reserved);
-	EXPECT_LE(t.reserved, t.cqes);
-	ksft_print_msg("cqpool: %llu reservations of %llu CQEs in %llu CQs of %llu CQEs (%.3fx)\n",
-		       t.users, t.reserved, t.cqs, t.cqes,
-		       (double)t.cqes / t.reserved);
-	for (i = 0; i < 1024; i++)
-		ASSERT_EQ(0, put(self->fd, g[i].id));
-	ASSERT_EQ(0, wait_no_cqs());
-	ksft_print_msg("cqpool: after release and the idle timeout: 0 CQs\n");
-
-	ASSERT_EQ(0, rdma_res_cqs("ib_core", &up_cqs0, &up_cqes0));
-	for (i = 0; i < 1024; i++) {
-		g[i].flags = CQPOOL_CQ_GET_UPSTREAM;
-		g[i].nr_cqe = sizes[i % 6];
-		g[i].vector_hint = -1;
-		ASSERT_EQ(0, ioctl(self->fd, CQPOOL_IOC_CQ_GET, &g[i]));
-	}
-	ASSERT_EQ(0, rdma_res_cqs("ib_core", &up_cqs, &up_cqes));
-	ksft_print_msg("upstream: %llu CQs of %llu CQEs (%.3fx); %llu CQs before\n",
-		       up_cqs - up_cqs0, up_cqes - up_cqes0,
-		       (double)(up_cqes - up_cqes0) / reserved, up_cqs0);
-	for (i = 0; i < 1024; i++)
-		ASSERT_EQ(0, put(self->fd, g[i].id));
-	ASSERT_EQ(0, rdma_res_cqs("ib_core", &up_cqs, &up_cqes));
-	ksft_print_msg("upstream: after release: %llu CQs, %llu CQEs stay allocated\n",
-		       up_cqs, up_cqes);
-	/* The point of cqpool: less memory for the same reservations. */
-	EXPECT_LT(t.cqes, up_cqes - up_cqes0);
 }
 
 TEST_F(pools, device_removal_frees_idle_pools)
