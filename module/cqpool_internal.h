@@ -3,18 +3,25 @@
  * cqpool glue: what the C files of cqpool.ko share with one another.
  *
  * Lock order, outermost first:
+ *   cqpool_dev.handlers_rwsem        - a device's event handlers
  *   cqpool_devices_mutex  (device.c) - the list of devices
  *   cqpool_dev.lock                  - a device's pools
  *   cqpool.lock                      - one pool's ledger and CQs
+ *   cqpool_cq.hooks_lock             - one CQ's event hooks
  *   cqpool_dev.vectors_lock          - the device's vector ledger
- * The first three are mutexes (the verbs called under them sleep); the
- * last is a spinlock.  No lock is held while calling a consumer.
+ * The mutexes and the rwsem may be held across verbs that sleep; the two
+ * spinlocks are taken with interrupts off (hooks_lock) or in process
+ * context only (vectors_lock).  Event callbacks are the one place cqpool
+ * calls a consumer with a lock held: hooks under their CQ's hooks_lock,
+ * device handlers under handlers_rwsem (read), which is what makes
+ * "never called after removal" hold.
  */
 #ifndef CQPOOL_INTERNAL_H
 #define CQPOOL_INTERNAL_H
 
 #include <linux/list.h>
 #include <linux/mutex.h>
+#include <linux/rwsem.h>
 #include <linux/spinlock.h>
 #include <linux/wait.h>
 #include <linux/workqueue.h>
@@ -45,6 +52,12 @@
  *	all pools of the device
  * @cqs: struct cqpool_cq by the CQ's restrack id; its own lock
  * @qps: struct cqpool_qp by QP number; its own lock
+ * @handlers_rwsem: protects @handlers; held for reading while calling them
+ * @handlers: struct cqpool_event_handler, registered by consumers
+ * @ib_handler: cqpool's own handler of the device's unaffiliated events
+ * @ev_received: unaffiliated events seen (ib_core's, injected, removal)
+ * @ev_delivered: calls of device handlers
+ * @ev_masked: events a device handler's mask kept from it
  */
 struct cqpool_dev {
 	struct ib_device *ibdev;
@@ -60,6 +73,12 @@ struct cqpool_dev {
 	struct cqp_vectors *vectors;
 	struct xarray cqs;
 	struct xarray qps;
+	struct rw_semaphore handlers_rwsem;	/* see the lock order above */
+	struct list_head handlers;
+	struct ib_event_handler ib_handler;
+	atomic64_t ev_received;
+	atomic64_t ev_delivered;
+	atomic64_t ev_masked;
 };
 
 /**
@@ -95,6 +114,11 @@ struct cqpool {
  * @pool: its pool
  * @node: on pool->cqs, under pool->lock
  * @created: ktime_get_ns() when it was allocated
+ * @hooks_lock: protects @hooks and the counters; held, with interrupts
+ *	off, while the hooks are called
+ * @hooks: struct cqpool_hook attached by cqpool_cq_get()
+ * @ev_received: events of the CQ
+ * @ev_delivered: calls of its hooks
  */
 struct cqpool_cq {
 	struct cqp_cq ledger;
@@ -102,6 +126,10 @@ struct cqpool_cq {
 	struct cqpool *pool;
 	struct list_head node;
 	u64 created;
+	spinlock_t hooks_lock;		/* see the lock order above */
+	struct list_head hooks;
+	u64 ev_received;
+	u64 ev_delivered;
 };
 
 /**
@@ -113,6 +141,11 @@ struct cqpool_cq {
  *	were asked for
  * @send_cqe: entries reserved on @send_cq
  * @recv_cqe: entries reserved on @recv_cq when it is a CQ of its own
+ * @event_handler: the QP's event handler, also called for the events of
+ *	its pooled CQs
+ * @qp_context: its context
+ * @send_hook: on @send_cq, when there is an @event_handler
+ * @recv_hook: on @recv_cq, when it is a CQ of its own
  */
 struct cqpool_qp {
 	struct ib_qp *qp;
@@ -121,6 +154,10 @@ struct cqpool_qp {
 	struct ib_cq *recv_cq;
 	unsigned int send_cqe;
 	unsigned int recv_cqe;
+	void (*event_handler)(struct ib_event *event, void *context);
+	void *qp_context;
+	struct cqpool_hook send_hook;
+	struct cqpool_hook recv_hook;
 };
 
 extern const struct cqp_alloc cqpool_core_alloc;
@@ -137,6 +174,15 @@ void cqpool_dev_release_pools(struct cqpool_dev *cdev);
 int cqpool_dev_hold(struct ib_device *dev);
 void cqpool_dev_unhold(struct ib_device *dev);
 const char *cqpool_poll_ctx_name(enum ib_poll_context ctx);
+
+void cqpool_events_init(struct cqpool_dev *cdev);
+void cqpool_events_exit(struct cqpool_dev *cdev);
+void cqpool_dispatch_device_event(struct cqpool_dev *cdev,
+				  const struct ib_event *event);
+void cqpool_cq_events_init(struct cqpool_cq *ccq);
+void cqpool_hook_attach(struct cqpool_cq *ccq, struct cqpool_hook *hook);
+int cqpool_hook_detach(struct cqpool_cq *ccq, struct cqpool_hook *hook);
+int cqpool_inject_event(const char *device, enum ib_event_type type);
 
 int cqpool_debugfs_init(void);
 void cqpool_debugfs_exit(void);

@@ -30,4 +30,8 @@ int cqpool_test_pool_stats(struct cqpool *pool, struct cqp_pool_stats *st);
 void cqpool_test_flush_reclaim(struct cqpool *pool);
 extern unsigned int cqpool_idle_timeout_ms;
 
+struct ib_event;
+
+int cqpool_test_dispatch(struct ib_device *dev, const struct ib_event *event);
+
 #endif /* CQPOOL_TEST_H */

@@ -2,7 +2,9 @@
 /*
  * debugfs: /sys/kernel/debug/cqpool/, plain text a person can read.
  *
- *   devices  one line per RDMA device cqpool serves
+ *   devices  one line per RDMA device cqpool serves, with its counts of
+ *            unaffiliated events: seen, delivered to handlers, masked
+ *   inject   write "DEVICE device_fatal" (event_injection=1 only)
  *   pools    one line per pool, then one per CQ of it
  *   totals   CQs, entries allocated and reserved, over every pool, and
  *            how many pools fail the ledger's invariant check (0)
@@ -10,6 +12,7 @@
 #include <linux/debugfs.h>
 #include <linux/seq_file.h>
 #include <linux/timekeeping.h>
+#include <linux/uaccess.h>
 
 #include "cqpool_internal.h"
 
@@ -19,17 +22,21 @@ static int cqpool_devices_show(struct seq_file *m, void *unused)
 {
 	struct cqpool_dev *cdev;
 
-	seq_printf(m, "%-16s %8s %5s %10s %10s\n", "device",
-		   "vectors", "nvec", "max_cqe", "max_cq");
+	seq_printf(m, "%-16s %8s %5s %10s %10s %10s %10s %10s\n", "device",
+		   "vectors", "nvec", "max_cqe", "max_cq", "events",
+		   "delivered", "masked");
 
 	cqpool_devices_lock();
 	list_for_each_entry(cdev, cqpool_devices_list(), node) {
 		const struct ib_device *ibdev = cdev->ibdev;
 
-		seq_printf(m, "%-16s %8d %5u %10d %10d\n",
+		seq_printf(m, "%-16s %8d %5u %10d %10d %10lld %10lld %10lld\n",
 			   dev_name(&ibdev->dev), ibdev->num_comp_vectors,
 			   cdev->nvec, ibdev->attrs.max_cqe,
-			   ibdev->attrs.max_cq);
+			   ibdev->attrs.max_cq,
+			   atomic64_read(&cdev->ev_received),
+			   atomic64_read(&cdev->ev_delivered),
+			   atomic64_read(&cdev->ev_masked));
 	}
 	cqpool_devices_unlock();
 	return 0;
@@ -50,11 +57,18 @@ static void cqpool_pool_show(struct seq_file *m, struct cqpool *pool,
 		   st->users);
 	list_for_each_entry(ccq, &pool->cqs, node) {
 		const struct cqp_cq *l = &ccq->ledger;
+		u64 received, delivered;
+		unsigned long flags;
 
-		seq_printf(m, "  cq %llu vec %u size %u reserved %u users %u age_ms %llu idle_ms %llu\n",
+		spin_lock_irqsave(&ccq->hooks_lock, flags);
+		received = ccq->ev_received;
+		delivered = ccq->ev_delivered;
+		spin_unlock_irqrestore(&ccq->hooks_lock, flags);
+		seq_printf(m, "  cq %llu vec %u size %u reserved %u users %u age_ms %llu idle_ms %llu events %llu delivered %llu\n",
 			   l->id, l->vec, l->size, l->reserved, l->users,
 			   (now - ccq->created) / NSEC_PER_MSEC,
-			   l->users ? 0 : (now - l->idle_since) / NSEC_PER_MSEC);
+			   l->users ? 0 : (now - l->idle_since) / NSEC_PER_MSEC,
+			   received, delivered);
 	}
 }
 
@@ -125,6 +139,36 @@ static int cqpool_totals_show(struct seq_file *m, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(cqpool_totals);
 
+/*
+ * "DEVICE device_fatal" injects IB_EVENT_DEVICE_FATAL on DEVICE through
+ * the dispatch path ib_core's events take, when the event_injection
+ * module parameter allows it.
+ */
+static ssize_t cqpool_inject_write(struct file *file, const char __user *ubuf,
+				   size_t count, loff_t *ppos)
+{
+	char buf[80], device[IB_DEVICE_NAME_MAX], what[32];
+	int ret;
+
+	if (count >= sizeof(buf))
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, count))
+		return -EFAULT;
+	buf[count] = 0;
+	if (sscanf(buf, "%63s %31s", device, what) != 2 ||
+	    strcmp(what, "device_fatal"))
+		return -EINVAL;
+	ret = cqpool_inject_event(device, IB_EVENT_DEVICE_FATAL);
+	return ret ? ret : count;
+}
+
+static const struct file_operations cqpool_inject_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.write = cqpool_inject_write,
+	.llseek = no_llseek,
+};
+
 int cqpool_debugfs_init(void)
 {
 	cqpool_debugfs_root = debugfs_create_dir("cqpool", NULL);
@@ -134,6 +178,8 @@ int cqpool_debugfs_init(void)
 			    &cqpool_pools_fops);
 	debugfs_create_file("totals", 0400, cqpool_debugfs_root, NULL,
 			    &cqpool_totals_fops);
+	debugfs_create_file("inject", 0200, cqpool_debugfs_root, NULL,
+			    &cqpool_inject_fops);
 	return 0;
 }
 

@@ -62,6 +62,7 @@ static int cqpool_add_one(struct ib_device *ibdev)
 	spin_lock_init(&cdev->vectors_lock);
 	xa_init(&cdev->cqs);
 	xa_init(&cdev->qps);
+	cqpool_events_init(cdev);
 
 	mutex_lock(&cqpool_devices_mutex);
 	list_add_tail(&cdev->node, &cqpool_devices);
@@ -77,6 +78,7 @@ static void cqpool_remove_one(struct ib_device *ibdev, void *client_data)
 	struct cqpool_dev *cdev = client_data;
 
 	cqpool_dev_release_pools(cdev);
+	cqpool_events_exit(cdev);
 
 	mutex_lock(&cqpool_devices_mutex);
 	list_del(&cdev->node);

@@ -318,6 +318,7 @@ static int cqpool_add_cq(struct cqpool *pool, u32 vec, u32 size)
 	ccq->cq = cq;
 	ccq->pool = pool;
 	ccq->created = ktime_get_ns();
+	cqpool_cq_events_init(ccq);
 
 	ret = xa_insert(&cdev->cqs, cq->res.id, ccq, GFP_KERNEL);
 	if (ret)
@@ -365,7 +366,9 @@ static int cqpool_grow(struct cqpool *pool, const struct cqp_plan *plan)
  * @nr_cqe: entries to reserve
  * @vector_hint: completion vector, taken modulo the vectors in use; -1
  *	for the least-loaded vector of the device
- * @hook: event hook to attach to the CQ until cqpool_cq_put(); may be NULL
+ * @hook: event hook to attach to the CQ until cqpool_cq_put(); may be
+ *	NULL.  Its handler receives every async event of the CQ (CQ_ERR, and
+ *	DEVICE_FATAL), in atomic context, with @hook->cq the CQ.
  *
  * Picks the least-used CQ of the vector with room for @nr_cqe entries,
  * growing the pool (a CQ resized in place, or a new CQ sized to demand)
@@ -374,7 +377,7 @@ static int cqpool_grow(struct cqpool *pool, const struct cqp_plan *plan)
  *
  * Context: process context; may sleep.
  * Return: the CQ, or ERR_PTR(-EINVAL) if @nr_cqe is 0 or larger than a
- * CQ of this pool, ERR_PTR(-ENOSPC) if the pool is at its CQ limit,
+ * CQ of this pool or @hook has no handler, ERR_PTR(-ENOSPC) if the pool is at its CQ limit,
  * ERR_PTR(-ENODEV) if the device is going away, or the error of the verb
  * that failed to grow the pool (the pool is then as it was).
  */
@@ -383,11 +386,13 @@ struct ib_cq *cqpool_cq_get(struct cqpool *pool, unsigned int nr_cqe,
 {
 	struct cqpool_dev *cdev = pool->cdev;
 	struct cqp_cq *lcq = NULL;
+	struct cqpool_cq *ccq;
 	struct cqp_plan plan;
 	unsigned int vec;
 	int ret, grown;
 
-	if (!nr_cqe || nr_cqe > cdev->ibdev->attrs.max_cqe)
+	if (!nr_cqe || nr_cqe > cdev->ibdev->attrs.max_cqe ||
+	    (hook && !hook->handler))
 		return ERR_PTR(-EINVAL);
 	if (READ_ONCE(cdev->dying))
 		return ERR_PTR(-ENODEV);
@@ -419,7 +424,10 @@ struct ib_cq *cqpool_cq_get(struct cqpool *pool, unsigned int nr_cqe,
 	spin_lock(&cdev->vectors_lock);
 	WARN_ON_ONCE(cqp_vectors_charge(cdev->vectors, vec, nr_cqe));
 	spin_unlock(&cdev->vectors_lock);
-	return container_of(lcq, struct cqpool_cq, ledger)->cq;
+	ccq = container_of(lcq, struct cqpool_cq, ledger);
+	if (hook)
+		cqpool_hook_attach(ccq, hook);
+	return ccq->cq;
 }
 EXPORT_SYMBOL_GPL(cqpool_cq_get);
 
@@ -430,8 +438,9 @@ EXPORT_SYMBOL_GPL(cqpool_cq_get);
  * @hook: the hook passed to cqpool_cq_get(), or NULL
  *
  * The caller must have drained and destroyed whatever used the entries.
- * A put of a CQ that is not from a pool, or of more entries than are
- * reserved on it, is logged and changes nothing.  A CQ left without
+ * Once this returns, @hook is never called again.  A put of a CQ that is
+ * not from a pool, of more entries than are reserved on it, or with a
+ * hook not attached to it, is logged and changes nothing.  A CQ left without
  * users is freed after the idle timeout.
  *
  * Context: process context; may sleep.
@@ -451,6 +460,11 @@ void cqpool_cq_put(struct ib_cq *cq, unsigned int nr_cqe,
 		return;
 	}
 
+	if (hook && cqpool_hook_detach(ccq, hook)) {
+		pr_err_ratelimited("cqpool: put with a hook not attached to the CQ\n");
+		return;
+	}
+
 	pool = ccq->pool;
 	mutex_lock(&pool->lock);
 	vec = ccq->ledger.vec;
@@ -461,6 +475,8 @@ void cqpool_cq_put(struct ib_cq *cq, unsigned int nr_cqe,
 	if (ret) {
 		pr_err_ratelimited("cqpool: %s: put of %u entries that are not reserved\n",
 				   pool->name, nr_cqe);
+		if (hook)
+			cqpool_hook_attach(ccq, hook);
 		return;
 	}
 
@@ -561,10 +577,17 @@ void cqpool_dev_release_pools(struct cqpool_dev *cdev)
 	struct cqpool *pool, *next;
 	int waited = 0;
 
+	const struct ib_event fatal = {
+		.device = cdev->ibdev,
+		.event = IB_EVENT_DEVICE_FATAL,
+	};
+
 	mutex_lock(&cdev->lock);
 	cdev->dying = true;
 	mutex_unlock(&cdev->lock);
 
+	/* Everyone hears the device is going, then gives back what it holds. */
+	cqpool_dispatch_device_event(cdev, &fatal);
 	while (!wait_event_timeout(cdev->released, !atomic_read(&cdev->busy),
 				   10 * HZ)) {
 		waited += 10;

@@ -36,12 +36,43 @@ static int cqpool_qp_vector(struct cqpool_dev *cdev,
 	return qattr->cpu_hint % cdev->nvec;
 }
 
+/* The QP's event handler hears the events of its pooled CQs too. */
+static void cqpool_qp_cq_event(struct cqpool_qp *cqp,
+			       const struct ib_event *event)
+{
+	struct ib_event ev = *event;
+
+	cqp->event_handler(&ev, cqp->qp_context);
+}
+
+static void cqpool_qp_send_cq_event(struct cqpool_hook *hook,
+				    const struct ib_event *event)
+{
+	cqpool_qp_cq_event(container_of(hook, struct cqpool_qp, send_hook),
+			   event);
+}
+
+static void cqpool_qp_recv_cq_event(struct cqpool_hook *hook,
+				    const struct ib_event *event)
+{
+	cqpool_qp_cq_event(container_of(hook, struct cqpool_qp, recv_hook),
+			   event);
+}
+
+static struct cqpool_hook *cqpool_qp_hook(struct cqpool_qp *cqp,
+					  struct cqpool_hook *hook)
+{
+	return cqp->event_handler ? hook : NULL;
+}
+
 static void cqpool_qp_release(struct cqpool_qp *cqp)
 {
 	if (cqp->recv_cq && cqp->recv_cq != cqp->send_cq)
-		cqpool_cq_put(cqp->recv_cq, cqp->recv_cqe, NULL);
+		cqpool_cq_put(cqp->recv_cq, cqp->recv_cqe,
+			      cqpool_qp_hook(cqp, &cqp->recv_hook));
 	if (cqp->send_cq)
-		cqpool_cq_put(cqp->send_cq, cqp->send_cqe, NULL);
+		cqpool_cq_put(cqp->send_cq, cqp->send_cqe,
+			      cqpool_qp_hook(cqp, &cqp->send_hook));
 	kfree(cqp);
 }
 
@@ -69,6 +100,10 @@ static struct cqpool_qp *cqpool_qp_prepare(struct cqpool *pool,
 	if (!cqp)
 		return ERR_PTR(-ENOMEM);
 	cqp->pool = pool;
+	cqp->event_handler = init_attr->event_handler;
+	cqp->qp_context = init_attr->qp_context;
+	cqp->send_hook.handler = cqpool_qp_send_cq_event;
+	cqp->recv_hook.handler = cqpool_qp_recv_cq_event;
 
 	if (qattr && (qattr->flags & CQPOOL_QP_SEPARATE_CQS)) {
 		cqp->send_cqe = max(send_wr, 1U);
@@ -77,7 +112,8 @@ static struct cqpool_qp *cqpool_qp_prepare(struct cqpool *pool,
 		cqp->send_cqe = send_wr + recv_wr;
 	}
 
-	cqp->send_cq = cqpool_cq_get(pool, cqp->send_cqe, vec, NULL);
+	cqp->send_cq = cqpool_cq_get(pool, cqp->send_cqe, vec,
+				     cqpool_qp_hook(cqp, &cqp->send_hook));
 	if (IS_ERR(cqp->send_cq)) {
 		int ret = PTR_ERR(cqp->send_cq);
 
@@ -86,7 +122,9 @@ static struct cqpool_qp *cqpool_qp_prepare(struct cqpool *pool,
 	}
 	cqp->recv_cq = cqp->send_cq;
 	if (cqp->recv_cqe) {
-		cqp->recv_cq = cqpool_cq_get(pool, cqp->recv_cqe, vec, NULL);
+		cqp->recv_cq = cqpool_cq_get(pool, cqp->recv_cqe, vec,
+					     cqpool_qp_hook(cqp,
+							    &cqp->recv_hook));
 		if (IS_ERR(cqp->recv_cq)) {
 			int ret = PTR_ERR(cqp->recv_cq);
 
@@ -134,7 +172,8 @@ static struct cqpool_qp *cqpool_qp_untrack(struct ib_qp *qp)
  * @pd: protection domain of the QP
  * @init_attr: as for ib_create_qp(), with send_cq and recv_cq NULL; on
  *	success they are set to the CQs assigned.  event_handler receives
- *	the QP's own affiliated events.
+ *	the QP's own affiliated events and those of its pooled CQs (with
+ *	element.cq set), these in atomic context, until the QP is destroyed.
  * @qattr: vector and CPU hints and flags; NULL for the least-loaded
  *	vector and one CQ for both directions
  *

@@ -12,6 +12,25 @@
  * Every exported function carries kernel-doc at its definition stating
  * the context it may be called in.  In short: everything here may sleep
  * and is called from process context.
+ *
+ * Event callbacks, and the context they run in:
+ *
+ * - struct cqpool_hook.handler, and the event_handler of a QP made by
+ *   cqpool_create_qp() for the events of its pooled CQs: atomic context
+ *   (the driver's CQ event path, or cqpool fanning out DEVICE_FATAL), with
+ *   the CQ's hook lock held and interrupts off.  They must not sleep and
+ *   must not call into cqpool.
+ * - struct cqpool_event_handler.handler: process context (ib_core's event
+ *   work, or cqpool's device removal), under the device's handler lock
+ *   taken for reading.  It may sleep; it must not register or unregister
+ *   handlers of the same device.
+ *
+ * Once cqpool_cq_put(), cqpool_destroy_qp() or
+ * cqpool_unregister_event_handler() returns, the hook or handler it
+ * detached is never called again.  When a device goes away (ib_client
+ * remove) or reports IB_EVENT_DEVICE_FATAL, every hook, QP handler and
+ * device handler on it receives IB_EVENT_DEVICE_FATAL; the removal then
+ * waits for consumers to give everything back.
  */
 #ifndef _CQPOOL_CQPOOL_H
 #define _CQPOOL_CQPOOL_H
@@ -94,6 +113,24 @@ struct cqpool_qp_attr {
 	int cpu_hint;
 	unsigned int flags;
 };
+
+/**
+ * struct cqpool_event_handler - a handler of a device's unaffiliated events
+ * @device: the device
+ * @event_mask: BIT_ULL(IB_EVENT_*) of the events wanted; 0 for every event
+ * @handler: called for each wanted event
+ * @node: private
+ */
+struct cqpool_event_handler {
+	struct ib_device *device;
+	u64 event_mask;
+	void (*handler)(struct cqpool_event_handler *h,
+			const struct ib_event *event);
+	struct list_head node;
+};
+
+int cqpool_register_event_handler(struct cqpool_event_handler *h);
+void cqpool_unregister_event_handler(struct cqpool_event_handler *h);
 
 struct ib_qp *cqpool_create_qp(struct cqpool *pool, struct ib_pd *pd,
 			       struct ib_qp_init_attr *init_attr,

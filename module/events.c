@@ -1,0 +1,254 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Async events: hooks on pooled CQs (an event on a shared CQ reaches every
+ * consumer attached to it), and a per-device list of handlers for
+ * unaffiliated events, with a mask each.  Upstream gives pooled CQs no
+ * event handler at all, so a CQ error on a shared CQ reaches nobody.
+ *
+ * "Never called after removal" comes from calling hooks under their CQ's
+ * hooks_lock and device handlers under handlers_rwsem: removal takes the
+ * same lock, so it waits for a call in progress on another CPU and no
+ * call can start after it.
+ */
+#include <linux/module.h>
+#include <linux/string.h>
+#include <kunit/visibility.h>
+
+#include "cqpool_internal.h"
+#include "cqpool_test.h"
+
+/*
+ * DEVICE_FATAL has no soft trigger (rxe and siw never raise it); tests
+ * inject it through the same dispatch path, and only when this is set.
+ */
+static bool cqpool_event_injection;
+module_param_named(event_injection, cqpool_event_injection, bool, 0644);
+MODULE_PARM_DESC(event_injection,
+		 "Allow debugfs to inject IB_EVENT_DEVICE_FATAL (testing only, default off)");
+
+/* Calls every hook of @ccq; any context. */
+static void cqpool_cq_fanout(struct cqpool_cq *ccq,
+			     const struct ib_event *event)
+{
+	struct cqpool_hook *hook;
+	unsigned long flags;
+
+	spin_lock_irqsave(&ccq->hooks_lock, flags);
+	ccq->ev_received++;
+	list_for_each_entry(hook, &ccq->hooks, node) {
+		hook->handler(hook, event);
+		ccq->ev_delivered++;
+	}
+	spin_unlock_irqrestore(&ccq->hooks_lock, flags);
+}
+
+/* The event handler of every pooled CQ; drivers call it in any context. */
+static void cqpool_cq_event(struct ib_event *event, void *context)
+{
+	cqpool_cq_fanout(context, event);
+}
+
+void cqpool_cq_events_init(struct cqpool_cq *ccq)
+{
+	spin_lock_init(&ccq->hooks_lock);
+	INIT_LIST_HEAD(&ccq->hooks);
+	ccq->cq->event_handler = cqpool_cq_event;
+}
+
+void cqpool_hook_attach(struct cqpool_cq *ccq, struct cqpool_hook *hook)
+{
+	unsigned long flags;
+
+	hook->cq = ccq->cq;
+	spin_lock_irqsave(&ccq->hooks_lock, flags);
+	list_add_tail(&hook->node, &ccq->hooks);
+	spin_unlock_irqrestore(&ccq->hooks_lock, flags);
+}
+
+/* -EINVAL, and nothing changes, if @hook is not attached to @ccq. */
+int cqpool_hook_detach(struct cqpool_cq *ccq, struct cqpool_hook *hook)
+{
+	unsigned long flags;
+
+	if (hook->cq != ccq->cq)
+		return -EINVAL;
+	spin_lock_irqsave(&ccq->hooks_lock, flags);
+	list_del(&hook->node);
+	spin_unlock_irqrestore(&ccq->hooks_lock, flags);
+	hook->cq = NULL;
+	return 0;
+}
+
+/* DEVICE_FATAL to the hooks of every CQ of every pool of the device. */
+static void cqpool_fatal_to_hooks(struct cqpool_dev *cdev,
+				  const struct ib_event *fatal)
+{
+	struct ib_event event = *fatal;
+	struct cqpool_cq *ccq;
+	struct cqpool *pool;
+
+	mutex_lock(&cdev->lock);
+	list_for_each_entry(pool, &cdev->pools, node) {
+		mutex_lock(&pool->lock);
+		list_for_each_entry(ccq, &pool->cqs, node) {
+			event.element.cq = ccq->cq;
+			cqpool_cq_fanout(ccq, &event);
+		}
+		mutex_unlock(&pool->lock);
+	}
+	mutex_unlock(&cdev->lock);
+}
+
+/**
+ * cqpool_dispatch_device_event() - deliver an unaffiliated event
+ * @cdev: the device
+ * @event: the event
+ *
+ * To every device handler whose mask accepts it; DEVICE_FATAL also to
+ * every hook on the device's pooled CQs.
+ *
+ * Context: process context.
+ */
+void cqpool_dispatch_device_event(struct cqpool_dev *cdev,
+				  const struct ib_event *event)
+{
+	const u64 bit = event->event < 64 ? BIT_ULL(event->event) : 0;
+	struct cqpool_event_handler *h;
+
+	atomic64_inc(&cdev->ev_received);
+	down_read(&cdev->handlers_rwsem);
+	list_for_each_entry(h, &cdev->handlers, node) {
+		if (h->event_mask && !(h->event_mask & bit)) {
+			atomic64_inc(&cdev->ev_masked);
+			continue;
+		}
+		h->handler(h, event);
+		atomic64_inc(&cdev->ev_delivered);
+	}
+	up_read(&cdev->handlers_rwsem);
+
+	if (event->event == IB_EVENT_DEVICE_FATAL)
+		cqpool_fatal_to_hooks(cdev, event);
+}
+
+static void cqpool_ib_event(struct ib_event_handler *ih,
+			    struct ib_event *event)
+{
+	cqpool_dispatch_device_event(container_of(ih, struct cqpool_dev,
+						  ib_handler), event);
+}
+
+void cqpool_events_init(struct cqpool_dev *cdev)
+{
+	init_rwsem(&cdev->handlers_rwsem);
+	INIT_LIST_HEAD(&cdev->handlers);
+	INIT_IB_EVENT_HANDLER(&cdev->ib_handler, cdev->ibdev, cqpool_ib_event);
+	ib_register_event_handler(&cdev->ib_handler);
+}
+
+void cqpool_events_exit(struct cqpool_dev *cdev)
+{
+	ib_unregister_event_handler(&cdev->ib_handler);
+}
+
+/**
+ * cqpool_register_event_handler() - handle a device's unaffiliated events
+ * @h: the handler, with @h->device, @h->event_mask and @h->handler set
+ *
+ * @h->handler runs in process context for each event @h->event_mask
+ * accepts (PORT_ACTIVE/ERR, GID_CHANGE, LID/PKEY/SM changes,
+ * CLIENT_REREGISTER, DEVICE_FATAL, ...).  When the device goes away it
+ * receives DEVICE_FATAL, and the removal waits until @h is unregistered.
+ *
+ * Context: process context; may sleep.
+ * Return: 0, -EINVAL without a handler, -ENODEV if cqpool does not (or no
+ * longer) serve the device.
+ */
+int cqpool_register_event_handler(struct cqpool_event_handler *h)
+{
+	struct cqpool_dev *cdev;
+
+	if (!h->handler || !h->device)
+		return -EINVAL;
+	cdev = cqpool_dev_get(h->device);
+	if (!cdev || cqpool_dev_hold(h->device))
+		return -ENODEV;
+
+	down_write(&cdev->handlers_rwsem);
+	list_add_tail(&h->node, &cdev->handlers);
+	up_write(&cdev->handlers_rwsem);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(cqpool_register_event_handler);
+
+/**
+ * cqpool_unregister_event_handler() - undo cqpool_register_event_handler()
+ * @h: the handler
+ *
+ * Once this returns, @h->handler is not running and will not be called
+ * again.
+ *
+ * Context: process context; may sleep.  Not from @h->handler itself.
+ */
+void cqpool_unregister_event_handler(struct cqpool_event_handler *h)
+{
+	struct cqpool_dev *cdev = cqpool_dev_get(h->device);
+
+	down_write(&cdev->handlers_rwsem);
+	list_del(&h->node);
+	up_write(&cdev->handlers_rwsem);
+	cqpool_dev_unhold(h->device);
+}
+EXPORT_SYMBOL_GPL(cqpool_unregister_event_handler);
+
+/**
+ * cqpool_inject_event() - deliver a DEVICE_FATAL nobody raised, for tests
+ * @device: the device's name
+ * @type: IB_EVENT_DEVICE_FATAL, the one event no soft provider raises
+ *
+ * Goes through the same dispatch path as ib_core's events.
+ *
+ * Context: process context.
+ * Return: 0, -EPERM unless the event_injection parameter is set, -EINVAL
+ * for another event, -ENODEV for an unknown device.
+ */
+int cqpool_inject_event(const char *device, enum ib_event_type type)
+{
+	struct ib_event event = { .event = type };
+	struct cqpool_dev *cdev;
+	int ret = 0;
+
+	if (!READ_ONCE(cqpool_event_injection))
+		return -EPERM;
+	if (type != IB_EVENT_DEVICE_FATAL)
+		return -EINVAL;
+	event.device = ib_device_get_by_name(device, RDMA_DRIVER_UNKNOWN);
+	if (!event.device)
+		return -ENODEV;
+	cdev = cqpool_dev_get(event.device);
+	if (cdev)
+		cqpool_dispatch_device_event(cdev, &event);
+	else
+		ret = -ENODEV;
+	ib_device_put(event.device);
+	return ret;
+}
+
+/**
+ * cqpool_test_dispatch() - deliver an unaffiliated event, for KUnit
+ * @dev: a device cqpool serves, held by the caller
+ * @event: the event
+ *
+ * Context: process context.
+ * Return: 0, or -ENODEV.
+ */
+int cqpool_test_dispatch(struct ib_device *dev, const struct ib_event *event)
+{
+	struct cqpool_dev *cdev = cqpool_dev_get(dev);
+
+	if (!cdev)
+		return -ENODEV;
+	cqpool_dispatch_device_event(cdev, event);
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(cqpool_test_dispatch);
