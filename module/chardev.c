@@ -43,6 +43,8 @@ union cqpool_args {
 	struct cqpool_pool_create pool_create;
 	struct cqpool_destroy destroy;
 	struct cqpool_cq_get cq_get;
+	struct cqpool_events_watch events_watch;
+	struct cqpool_events_read events_read;
 };
 
 static int cqpool_version(struct cqpool_session *s, void *arg)
@@ -76,10 +78,16 @@ static const struct cqpool_cmd cqpool_cmds[] = {
 	CQPOOL_CMD(CQPOOL_IOC_POOL_DESTROY, struct cqpool_destroy, 0,
 		   cqpool_session_pool_destroy),
 	CQPOOL_CMD(CQPOOL_IOC_CQ_GET, struct cqpool_cq_get,
-		   CQPOOL_CQ_GET_SHARED | CQPOOL_CQ_GET_UPSTREAM,
-		   cqpool_session_cq_get),
+		   CQPOOL_CQ_GET_SHARED | CQPOOL_CQ_GET_UPSTREAM |
+		   CQPOOL_CQ_GET_HOOK, cqpool_session_cq_get),
 	CQPOOL_CMD(CQPOOL_IOC_CQ_PUT, struct cqpool_destroy, 0,
 		   cqpool_session_cq_put),
+	CQPOOL_CMD(CQPOOL_IOC_EVENTS_WATCH, struct cqpool_events_watch, 0,
+		   cqpool_session_events_watch),
+	CQPOOL_CMD(CQPOOL_IOC_EVENTS_UNWATCH, struct cqpool_destroy, 0,
+		   cqpool_session_events_unwatch),
+	CQPOOL_CMD(CQPOOL_IOC_EVENTS_READ, struct cqpool_events_read, 0,
+		   cqpool_session_events_read),
 };
 
 /* Two commands are the same when only the size they encode differs. */

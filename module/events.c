@@ -14,6 +14,8 @@
 #include <linux/string.h>
 #include <kunit/visibility.h>
 
+#include <uapi/linux/cqpool.h>
+
 #include "cqpool_internal.h"
 #include "cqpool_test.h"
 
@@ -137,6 +139,25 @@ static void cqpool_ib_event(struct ib_event_handler *ih,
 	cqpool_dispatch_device_event(container_of(ih, struct cqpool_dev,
 						  ib_handler), event);
 }
+
+/* The uapi numbers events as ib_core does. */
+#define CQPOOL_SAME_EVENT(x) \
+	static_assert((int)CQPOOL_EVENT_##x == (int)IB_EVENT_##x)
+CQPOOL_SAME_EVENT(CQ_ERR);
+CQPOOL_SAME_EVENT(QP_FATAL);
+CQPOOL_SAME_EVENT(QP_REQ_ERR);
+CQPOOL_SAME_EVENT(QP_ACCESS_ERR);
+CQPOOL_SAME_EVENT(COMM_EST);
+CQPOOL_SAME_EVENT(SQ_DRAINED);
+CQPOOL_SAME_EVENT(DEVICE_FATAL);
+CQPOOL_SAME_EVENT(PORT_ACTIVE);
+CQPOOL_SAME_EVENT(PORT_ERR);
+CQPOOL_SAME_EVENT(LID_CHANGE);
+CQPOOL_SAME_EVENT(PKEY_CHANGE);
+CQPOOL_SAME_EVENT(SM_CHANGE);
+CQPOOL_SAME_EVENT(CLIENT_REREGISTER);
+CQPOOL_SAME_EVENT(GID_CHANGE);
+static_assert(CQPOOL_NR_EVENTS > IB_EVENT_WQ_FATAL);
 
 void cqpool_events_init(struct cqpool_dev *cdev)
 {

@@ -21,7 +21,27 @@
  */
 unsigned int cqpool_idle_timeout_ms = 30000;
 EXPORT_SYMBOL_IF_KUNIT(cqpool_idle_timeout_ms);
-module_param_named(idle_timeout_ms, cqpool_idle_timeout_ms, uint, 0644);
+
+static void cqpool_kick_reapers(void);
+
+/* A new timeout applies to CQs already idle, not only to the next ones. */
+static int cqpool_idle_timeout_set(const char *val,
+				   const struct kernel_param *kp)
+{
+	int ret = param_set_uint(val, kp);
+
+	if (!ret)
+		cqpool_kick_reapers();
+	return ret;
+}
+
+static const struct kernel_param_ops cqpool_idle_timeout_ops = {
+	.set = cqpool_idle_timeout_set,
+	.get = param_get_uint,
+};
+
+module_param_cb(idle_timeout_ms, &cqpool_idle_timeout_ops,
+		&cqpool_idle_timeout_ms, 0644);
 MODULE_PARM_DESC(idle_timeout_ms,
 		 "Free a pooled CQ once it has had no user for this long (ms, default 30000)");
 
@@ -169,6 +189,22 @@ static void cqpool_reap_work(struct work_struct *work)
 	if (again)
 		queue_delayed_work(system_wq, &pool->reap_work,
 				   nsecs_to_jiffies(since) + 1);
+}
+
+/* Runs every pool's reclaim now; each reschedules itself as needed. */
+static void cqpool_kick_reapers(void)
+{
+	struct cqpool_dev *cdev;
+	struct cqpool *pool;
+
+	cqpool_devices_lock();
+	list_for_each_entry(cdev, cqpool_devices_list(), node) {
+		mutex_lock(&cdev->lock);
+		list_for_each_entry(pool, &cdev->pools, node)
+			mod_delayed_work(system_wq, &pool->reap_work, 0);
+		mutex_unlock(&cdev->lock);
+	}
+	cqpool_devices_unlock();
 }
 
 /**

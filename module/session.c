@@ -18,10 +18,16 @@
 enum cqpool_obj_kind {
 	CQPOOL_OBJ_POOL,
 	CQPOOL_OBJ_RESV,
+	CQPOOL_OBJ_WATCH,
+};
+
+/* Events delivered to a hook or a watch, by enum ib_event_type. */
+struct cqpool_counts {
+	atomic64_t n[CQPOOL_NR_EVENTS];
 };
 
 /**
- * struct cqpool_obj - a pool or a reservation of a session
+ * struct cqpool_obj - a pool, a reservation or a watch of a session
  * @kind: which
  * @pool: the pool (the pool reserved on, for a reservation)
  * @pool_id: for a reservation on an owned pool, that pool's id; else 0
@@ -29,6 +35,9 @@ enum cqpool_obj_kind {
  * @cq: a reservation's CQ
  * @nr_cqe: a reservation's entries
  * @users: for a pool, the session's reservations on it
+ * @counts: for a watch or a reservation with a hook, what reached it
+ * @hook: a reservation's hook, when it has @counts
+ * @handler: a watch's device event handler
  */
 struct cqpool_obj {
 	enum cqpool_obj_kind kind;
@@ -38,7 +47,31 @@ struct cqpool_obj {
 	struct ib_cq *cq;
 	unsigned int nr_cqe;
 	unsigned int users;
+	struct cqpool_counts *counts;
+	struct cqpool_hook hook;
+	struct cqpool_event_handler handler;
 };
+
+static void cqpool_count(struct cqpool_counts *c, enum ib_event_type type)
+{
+	if ((unsigned int)type < CQPOOL_NR_EVENTS)
+		atomic64_inc(&c->n[type]);
+}
+
+/* Atomic context: under the CQ's hook lock. */
+static void cqpool_obj_hook(struct cqpool_hook *hook,
+			    const struct ib_event *event)
+{
+	cqpool_count(container_of(hook, struct cqpool_obj, hook)->counts,
+		     event->event);
+}
+
+static void cqpool_obj_handler(struct cqpool_event_handler *h,
+			       const struct ib_event *event)
+{
+	cqpool_count(container_of(h, struct cqpool_obj, handler)->counts,
+		     event->event);
+}
 
 /**
  * struct cqpool_session - one open /dev/cqpool
@@ -90,13 +123,20 @@ static void cqpool_resv_put(struct cqpool_obj *obj)
 		ib_cq_pool_put(obj->cq, obj->nr_cqe);
 		cqpool_dev_unhold(obj->cq->device);
 	} else {
-		cqpool_cq_put(obj->cq, obj->nr_cqe, NULL);
+		cqpool_cq_put(obj->cq, obj->nr_cqe,
+			      obj->counts ? &obj->hook : NULL);
 	}
+}
+
+static void cqpool_obj_free(struct cqpool_obj *obj)
+{
+	kfree(obj->counts);
+	kfree(obj);
 }
 
 static void cqpool_obj_remove(struct cqpool_session *s, u32 id)
 {
-	kfree(xa_erase(&s->objs, id));
+	cqpool_obj_free(xa_erase(&s->objs, id));
 	s->count--;
 }
 
@@ -216,22 +256,25 @@ static struct ib_cq *cqpool_upstream_get(struct ib_device *dev,
 /* Makes the reservation @a asks for; under the session's lock. */
 static struct ib_cq *cqpool_session_reserve(struct cqpool_session *s,
 					    const struct cqpool_cq_get *a,
+					    struct cqpool_obj *obj,
 					    struct cqpool_obj **owner)
 {
 	const u32 how = CQPOOL_CQ_GET_SHARED | CQPOOL_CQ_GET_UPSTREAM;
+	struct cqpool_hook *hook = obj->counts ? &obj->hook : NULL;
 	struct ib_device *dev;
 	struct cqpool *pool;
 	struct ib_cq *cq;
 
 	*owner = NULL;
-	if ((a->flags & how) == how)
+	if ((a->flags & how) == how ||
+	    (hook && (a->flags & CQPOOL_CQ_GET_UPSTREAM)))
 		return ERR_PTR(-EINVAL);
 	if (!(a->flags & how)) {
 		*owner = cqpool_obj_find(s, a->pool_id, CQPOOL_OBJ_POOL);
 		if (!*owner)
 			return ERR_PTR(-ENOENT);
 		return cqpool_cq_get((*owner)->pool, a->nr_cqe, a->vector_hint,
-				     NULL);
+				     hook);
 	}
 
 	dev = cqpool_get_device(a);
@@ -242,7 +285,7 @@ static struct ib_cq *cqpool_session_reserve(struct cqpool_session *s,
 	} else {
 		pool = cqpool_device_pool(dev, a->poll_ctx);
 		cq = IS_ERR(pool) ? ERR_CAST(pool) :
-			cqpool_cq_get(pool, a->nr_cqe, a->vector_hint, NULL);
+			cqpool_cq_get(pool, a->nr_cqe, a->vector_hint, hook);
 	}
 	ib_device_put(dev);
 	return cq;
@@ -260,9 +303,17 @@ int cqpool_session_cq_get(struct cqpool_session *s, void *arg)
 	obj->kind = CQPOOL_OBJ_RESV;
 	obj->upstream = a->flags & CQPOOL_CQ_GET_UPSTREAM;
 	obj->nr_cqe = a->nr_cqe;
+	if (a->flags & CQPOOL_CQ_GET_HOOK) {
+		obj->counts = kzalloc(sizeof(*obj->counts), GFP_KERNEL);
+		if (!obj->counts) {
+			kfree(obj);
+			return -ENOMEM;
+		}
+		obj->hook.handler = cqpool_obj_hook;
+	}
 
 	mutex_lock(&s->lock);
-	obj->cq = cqpool_session_reserve(s, a, &owner);
+	obj->cq = cqpool_session_reserve(s, a, obj, &owner);
 	if (IS_ERR(obj->cq)) {
 		ret = PTR_ERR(obj->cq);
 		goto out_unlock;
@@ -284,7 +335,7 @@ int cqpool_session_cq_get(struct cqpool_session *s, void *arg)
 
 out_unlock:
 	mutex_unlock(&s->lock);
-	kfree(obj);
+	cqpool_obj_free(obj);
 	return ret;
 }
 
@@ -314,6 +365,92 @@ int cqpool_session_cq_put(struct cqpool_session *s, void *arg)
 	return ret;
 }
 
+int cqpool_session_events_watch(struct cqpool_session *s, void *arg)
+{
+	struct cqpool_events_watch *a = arg;
+	char device[CQPOOL_NAME_LEN];
+	struct cqpool_obj *obj;
+	int ret;
+
+	if (cqpool_name(device, a->device))
+		return -EINVAL;
+	obj = kzalloc(sizeof(*obj), GFP_KERNEL);
+	if (obj)
+		obj->counts = kzalloc(sizeof(*obj->counts), GFP_KERNEL);
+	if (!obj || !obj->counts) {
+		kfree(obj);
+		return -ENOMEM;
+	}
+	obj->kind = CQPOOL_OBJ_WATCH;
+	obj->handler.event_mask = a->event_mask;
+	obj->handler.handler = cqpool_obj_handler;
+	obj->handler.device = ib_device_get_by_name(device,
+						    RDMA_DRIVER_UNKNOWN);
+	if (!obj->handler.device) {
+		ret = -ENODEV;
+		goto out_free;
+	}
+	ret = cqpool_register_event_handler(&obj->handler);
+	ib_device_put(obj->handler.device);
+	if (ret)
+		goto out_free;
+
+	mutex_lock(&s->lock);
+	ret = cqpool_obj_add(s, obj, &a->id);
+	mutex_unlock(&s->lock);
+	if (!ret)
+		return 0;
+	cqpool_unregister_event_handler(&obj->handler);
+out_free:
+	cqpool_obj_free(obj);
+	return ret;
+}
+
+/* Unregisters a watch and removes it; under the session's lock. */
+static void cqpool_watch_release(struct cqpool_session *s, u32 id,
+				 struct cqpool_obj *obj)
+{
+	cqpool_unregister_event_handler(&obj->handler);
+	cqpool_obj_remove(s, id);
+}
+
+int cqpool_session_events_unwatch(struct cqpool_session *s, void *arg)
+{
+	struct cqpool_destroy *a = arg;
+	struct cqpool_obj *obj;
+	int ret = -ENOENT;
+
+	mutex_lock(&s->lock);
+	obj = cqpool_obj_find(s, a->id, CQPOOL_OBJ_WATCH);
+	if (obj) {
+		cqpool_watch_release(s, a->id, obj);
+		ret = 0;
+	}
+	mutex_unlock(&s->lock);
+	return ret;
+}
+
+int cqpool_session_events_read(struct cqpool_session *s, void *arg)
+{
+	struct cqpool_events_read *a = arg;
+	struct cqpool_obj *obj;
+	int i, ret = 0;
+
+	if (a->pad)
+		return -EINVAL;
+	mutex_lock(&s->lock);
+	obj = xa_load(&s->objs, a->id);
+	if (!obj || obj->kind == CQPOOL_OBJ_POOL)
+		ret = -ENOENT;
+	else if (!obj->counts)
+		ret = -EINVAL;	/* a reservation made without a hook */
+	else
+		for (i = 0; i < CQPOOL_NR_EVENTS; i++)
+			a->counts[i] = atomic64_read(&obj->counts->n[i]);
+	mutex_unlock(&s->lock);
+	return ret;
+}
+
 void cqpool_session_destroy(struct cqpool_session *s)
 {
 	struct cqpool_obj *obj;
@@ -321,9 +458,12 @@ void cqpool_session_destroy(struct cqpool_session *s)
 
 	mutex_lock(&s->lock);
 	/* Reservations first: a pool is destroyed only without them. */
-	xa_for_each(&s->objs, id, obj)
+	xa_for_each(&s->objs, id, obj) {
 		if (obj->kind == CQPOOL_OBJ_RESV)
 			cqpool_resv_release(s, id, obj);
+		else if (obj->kind == CQPOOL_OBJ_WATCH)
+			cqpool_watch_release(s, id, obj);
+	}
 	xa_for_each(&s->objs, id, obj) {
 		WARN_ON(cqpool_destroy(obj->pool));
 		cqpool_obj_remove(s, id);

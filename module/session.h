@@ -15,5 +15,8 @@ int cqpool_session_pool_create(struct cqpool_session *s, void *arg);
 int cqpool_session_pool_destroy(struct cqpool_session *s, void *arg);
 int cqpool_session_cq_get(struct cqpool_session *s, void *arg);
 int cqpool_session_cq_put(struct cqpool_session *s, void *arg);
+int cqpool_session_events_watch(struct cqpool_session *s, void *arg);
+int cqpool_session_events_unwatch(struct cqpool_session *s, void *arg);
+int cqpool_session_events_read(struct cqpool_session *s, void *arg);
 
 #endif /* CQPOOL_SESSION_H */

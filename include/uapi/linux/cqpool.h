@@ -148,7 +148,73 @@ struct cqpool_cq_get {
 	__u32 reserved[4];
 };
 
-/* Most pools and reservations one file descriptor may hold. */
+/*
+ * Async events, numbered as the kernel's enum ib_event_type; counts are
+ * kept per number below CQPOOL_NR_EVENTS.
+ */
+enum cqpool_event {
+	CQPOOL_EVENT_CQ_ERR = 0,
+	CQPOOL_EVENT_QP_FATAL = 1,
+	CQPOOL_EVENT_QP_REQ_ERR = 2,
+	CQPOOL_EVENT_QP_ACCESS_ERR = 3,
+	CQPOOL_EVENT_COMM_EST = 4,
+	CQPOOL_EVENT_SQ_DRAINED = 5,
+	CQPOOL_EVENT_DEVICE_FATAL = 8,
+	CQPOOL_EVENT_PORT_ACTIVE = 9,
+	CQPOOL_EVENT_PORT_ERR = 10,
+	CQPOOL_EVENT_LID_CHANGE = 11,
+	CQPOOL_EVENT_PKEY_CHANGE = 12,
+	CQPOOL_EVENT_SM_CHANGE = 13,
+	CQPOOL_EVENT_CLIENT_REREGISTER = 17,
+	CQPOOL_EVENT_GID_CHANGE = 18,
+};
+
+#define CQPOOL_NR_EVENTS	32
+
+/*
+ * struct cqpool_cq_get flag: count the events of the CQ on this
+ * reservation (read them with CQPOOL_IOC_EVENTS_READ).
+ */
+#define CQPOOL_CQ_GET_HOOK	(1U << 2)
+
+/**
+ * struct cqpool_events_watch - argument of CQPOOL_IOC_EVENTS_WATCH
+ * @size: in: sizeof(struct cqpool_events_watch)
+ * @flags: in: must be zero
+ * @device: in: the RDMA device whose unaffiliated events to count
+ * @event_mask: in: 1 << CQPOOL_EVENT_* of the events wanted; 0 for all
+ * @id: out: the watch, for this file descriptor (CQPOOL_IOC_EVENTS_READ,
+ *	CQPOOL_IOC_EVENTS_UNWATCH)
+ * @reserved: must be zero
+ */
+struct cqpool_events_watch {
+	__u32 size;
+	__u32 flags;
+	char device[CQPOOL_NAME_LEN];
+	__u64 event_mask;
+	__u32 id;
+	__u32 reserved[5];
+};
+
+/**
+ * struct cqpool_events_read - argument of CQPOOL_IOC_EVENTS_READ
+ * @size: in: sizeof(struct cqpool_events_read)
+ * @flags: in: must be zero
+ * @id: in: a watch, or a reservation made with CQPOOL_CQ_GET_HOOK
+ * @pad: must be zero
+ * @counts: out: events delivered to it, by CQPOOL_EVENT_* number
+ * @reserved: must be zero
+ */
+struct cqpool_events_read {
+	__u32 size;
+	__u32 flags;
+	__u32 id;
+	__u32 pad;
+	__u64 counts[CQPOOL_NR_EVENTS];
+	__u32 reserved[4];
+};
+
+/* Most pools, reservations and watches one file descriptor may hold. */
 #define CQPOOL_MAX_FD_OBJECTS	4096
 
 #define CQPOOL_IOC_VERSION \
@@ -161,5 +227,11 @@ struct cqpool_cq_get {
 	_IOWR(CQPOOL_IOC_MAGIC, 0x03, struct cqpool_cq_get)
 #define CQPOOL_IOC_CQ_PUT \
 	_IOWR(CQPOOL_IOC_MAGIC, 0x04, struct cqpool_destroy)
+#define CQPOOL_IOC_EVENTS_WATCH \
+	_IOWR(CQPOOL_IOC_MAGIC, 0x05, struct cqpool_events_watch)
+#define CQPOOL_IOC_EVENTS_UNWATCH \
+	_IOWR(CQPOOL_IOC_MAGIC, 0x06, struct cqpool_destroy)
+#define CQPOOL_IOC_EVENTS_READ \
+	_IOWR(CQPOOL_IOC_MAGIC, 0x07, struct cqpool_events_read)
 
 #endif /* _UAPI_LINUX_CQPOOL_H */
