@@ -18,15 +18,7 @@
 #include <cqpool/cqpool.h>
 
 #include "cqpool_test.h"
-
-static const char *const event_devices[] = { "rxe0", "siw0" };
-
-static void event_device_name(const char *const *name, char *desc)
-{
-	strscpy(desc, *name, KUNIT_PARAM_DESC_SIZE);
-}
-
-KUNIT_ARRAY_PARAM(event_devices, event_devices, event_device_name);
+#include "vm_devices.h"
 
 struct test_hook {
 	struct cqpool_hook hook;
@@ -78,23 +70,6 @@ static void cq_event(struct ib_cq *cq, enum ib_event_type type)
 	cq->event_handler(&ev, cq->cq_context);
 }
 
-static struct ib_device *event_test_device(struct kunit *test)
-{
-	const char *const *name = test->param_value;
-	struct ib_device *dev;
-
-	dev = ib_device_get_by_name(*name, RDMA_DRIVER_UNKNOWN);
-	KUNIT_ASSERT_NOT_NULL_MSG(test, dev, "%s is not registered", *name);
-	test->priv = dev;
-	return dev;
-}
-
-static void event_test_exit(struct kunit *test)
-{
-	if (test->priv)
-		ib_device_put(test->priv);
-}
-
 /* One 1023-entry CQ per vector (a size neither driver rounds), kept. */
 static struct cqpool *event_pool(struct kunit *test, struct ib_device *dev)
 {
@@ -114,7 +89,7 @@ static struct cqpool *event_pool(struct kunit *test, struct ib_device *dev)
 
 static void cq_event_reaches_every_hook_on_it_once(struct kunit *test)
 {
-	struct ib_device *dev = event_test_device(test);
+	struct ib_device *dev = vm_device(test);
 	struct cqpool *pool = event_pool(test, dev);
 	struct cqpool *other = event_pool(test, dev);
 	struct test_hook *t, outsider;
@@ -172,7 +147,7 @@ static void qp_event_handler(struct ib_event *event, void *context)
 
 static void qp_hears_the_events_of_its_pooled_cqs(struct kunit *test)
 {
-	struct ib_device *dev = event_test_device(test);
+	struct ib_device *dev = vm_device(test);
 	struct cqpool *pool = event_pool(test, dev);
 	struct qp_events e = {};
 	struct ib_qp_init_attr init = {
@@ -208,7 +183,7 @@ static void qp_hears_the_events_of_its_pooled_cqs(struct kunit *test)
 
 static void device_handlers_get_what_their_mask_accepts(struct kunit *test)
 {
-	struct ib_device *dev = event_test_device(test);
+	struct ib_device *dev = vm_device(test);
 	struct ib_event ev = { .device = dev, .element.port_num = 1 };
 	struct test_handler port = {}, all = {}, gid = {};
 
@@ -244,7 +219,7 @@ static void device_handlers_get_what_their_mask_accepts(struct kunit *test)
 
 static void device_fatal_reaches_hooks_and_handlers(struct kunit *test)
 {
-	struct ib_device *dev = event_test_device(test);
+	struct ib_device *dev = vm_device(test);
 	struct cqpool *pool = event_pool(test, dev);
 	struct ib_event ev = { .device = dev,
 			       .event = IB_EVENT_DEVICE_FATAL };
@@ -298,7 +273,7 @@ static int racer_fn(void *arg)
  */
 static void no_hook_runs_after_its_put_returns(struct kunit *test)
 {
-	struct ib_device *dev = event_test_device(test);
+	struct ib_device *dev = vm_device(test);
 	struct cqpool *pool = event_pool(test, dev);
 	struct task_struct *task;
 	struct racer r = {};
@@ -341,21 +316,21 @@ static void no_hook_runs_after_its_put_returns(struct kunit *test)
 
 static struct kunit_case event_cases[] = {
 	KUNIT_CASE_PARAM(cq_event_reaches_every_hook_on_it_once,
-			 event_devices_gen_params),
+			 vm_devices_gen_params),
 	KUNIT_CASE_PARAM(qp_hears_the_events_of_its_pooled_cqs,
-			 event_devices_gen_params),
+			 vm_devices_gen_params),
 	KUNIT_CASE_PARAM(device_handlers_get_what_their_mask_accepts,
-			 event_devices_gen_params),
+			 vm_devices_gen_params),
 	KUNIT_CASE_PARAM(device_fatal_reaches_hooks_and_handlers,
-			 event_devices_gen_params),
+			 vm_devices_gen_params),
 	KUNIT_CASE_PARAM(no_hook_runs_after_its_put_returns,
-			 event_devices_gen_params),
+			 vm_devices_gen_params),
 	{}
 };
 
 static struct kunit_suite event_suite = {
 	.name = "cqpool_events",
-	.exit = event_test_exit,
+	.exit = vm_device_exit,
 	.test_cases = event_cases,
 };
 

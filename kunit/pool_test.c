@@ -11,27 +11,7 @@
 
 #include "core/pool.h"
 #include "cqpool_test.h"
-
-static const char *const pool_devices[] = { "rxe0", "siw0" };
-
-static void pool_device_name(const char *const *name, char *desc)
-{
-	strscpy(desc, *name, KUNIT_PARAM_DESC_SIZE);
-}
-
-KUNIT_ARRAY_PARAM(pool_devices, pool_devices, pool_device_name);
-
-/* The device of the case's parameter, put back when the case ends. */
-static struct ib_device *pool_test_device(struct kunit *test)
-{
-	const char *const *name = test->param_value;
-	struct ib_device *dev;
-
-	dev = ib_device_get_by_name(*name, RDMA_DRIVER_UNKNOWN);
-	KUNIT_ASSERT_NOT_NULL_MSG(test, dev, "%s is not registered", *name);
-	test->priv = dev;
-	return dev;
-}
+#include "vm_devices.h"
 
 static unsigned int pool_test_nvec(struct ib_device *dev)
 {
@@ -82,15 +62,9 @@ static struct ib_cq *get_ok(struct kunit *test, struct cqpool *pool,
 	return cq;
 }
 
-static void pool_test_exit(struct kunit *test)
-{
-	if (test->priv)
-		ib_device_put(test->priv);
-}
-
 static void device_pool_is_lazy_and_shrinks_back(struct kunit *test)
 {
-	struct ib_device *dev = pool_test_device(test);
+	struct ib_device *dev = vm_device(test);
 	struct cqpool *pool = cqpool_device_pool(dev, IB_POLL_WORKQUEUE);
 	struct cqp_pool_stats st;
 	struct ib_cq *cq;
@@ -119,7 +93,7 @@ static void device_pool_is_lazy_and_shrinks_back(struct kunit *test)
 
 static void direct_poll_context_and_bad_attrs_are_refused(struct kunit *test)
 {
-	struct ib_device *dev = pool_test_device(test);
+	struct ib_device *dev = vm_device(test);
 	struct cqpool_attr attr = { .poll_ctx = IB_POLL_DIRECT };
 
 	KUNIT_EXPECT_EQ(test, PTR_ERR(cqpool_device_pool(dev, IB_POLL_DIRECT)),
@@ -135,7 +109,7 @@ static void direct_poll_context_and_bad_attrs_are_refused(struct kunit *test)
 
 static void bad_reservations_change_nothing(struct kunit *test)
 {
-	struct ib_device *dev = pool_test_device(test);
+	struct ib_device *dev = vm_device(test);
 	struct cqpool *pool = owned_pool(test, dev, 64, 0);
 	struct cqp_pool_stats before, after;
 	struct ib_cq *cq;
@@ -161,7 +135,7 @@ static void bad_reservations_change_nothing(struct kunit *test)
 
 static void owned_pool_is_busy_until_every_put(struct kunit *test)
 {
-	struct ib_device *dev = pool_test_device(test);
+	struct ib_device *dev = vm_device(test);
 	struct cqpool *pool = owned_pool(test, dev, 0, 0);
 	struct cqp_pool_stats st;
 	struct ib_cq *a, *b;
@@ -180,7 +154,7 @@ static void owned_pool_is_busy_until_every_put(struct kunit *test)
 
 static void hint_places_reservation_on_its_vector(struct kunit *test)
 {
-	struct ib_device *dev = pool_test_device(test);
+	struct ib_device *dev = vm_device(test);
 	struct cqpool *pool = owned_pool(test, dev, 0, 0);
 	unsigned int nvec = pool_test_nvec(dev);
 	struct ib_cq *cq[4];
@@ -197,7 +171,7 @@ static void hint_places_reservation_on_its_vector(struct kunit *test)
 
 static void no_hint_spreads_over_vectors(struct kunit *test)
 {
-	struct ib_device *dev = pool_test_device(test);
+	struct ib_device *dev = vm_device(test);
 	struct cqpool *pool = owned_pool(test, dev, 0, 0);
 	unsigned int nvec = pool_test_nvec(dev);
 	struct ib_cq *a, *b;
@@ -219,7 +193,7 @@ static void no_hint_spreads_over_vectors(struct kunit *test)
  */
 static void least_used_cq_takes_the_next_reservation(struct kunit *test)
 {
-	struct ib_device *dev = pool_test_device(test);
+	struct ib_device *dev = vm_device(test);
 	struct cqpool *pool = owned_pool(test, dev, 255, CQPOOL_F_NO_RESIZE);
 	struct ib_cq *a, *b, *c, *d;
 	struct cqp_pool_stats st;
@@ -245,16 +219,15 @@ static void least_used_cq_takes_the_next_reservation(struct kunit *test)
 /* rxe grows a CQ in place; siw has no resize and gets a second CQ. */
 static void growth_resizes_where_the_driver_can(struct kunit *test)
 {
-	struct ib_device *dev = pool_test_device(test);
+	struct ib_device *dev = vm_device(test);
 	struct cqpool *pool = owned_pool(test, dev, 0, 0);
-	const char *const *name = test->param_value;
 	bool resize = dev->ops.resize_cq;
 	struct cqp_pool_stats st;
 	unsigned int more;
 	struct ib_cq *a, *b;
 
 	/* Both growth paths must be exercised: rxe resizes, siw cannot. */
-	KUNIT_EXPECT_EQ(test, resize, !strcmp(*name, "rxe0"));
+	KUNIT_EXPECT_EQ(test, resize, !strcmp(vm_device_name(test), "rxe0"));
 	a = get_ok(test, pool, 32, 0);
 	more = a->cqe - 32 + 1;		/* one more than the room left */
 	b = get_ok(test, pool, more, 0);
@@ -277,7 +250,7 @@ static void growth_resizes_where_the_driver_can(struct kunit *test)
 
 static void no_shrink_pool_keeps_idle_cqs(struct kunit *test)
 {
-	struct ib_device *dev = pool_test_device(test);
+	struct ib_device *dev = vm_device(test);
 	struct cqpool *pool = owned_pool(test, dev, 0, CQPOOL_F_NO_SHRINK);
 	struct cqpool *shrinking = owned_pool(test, dev, 0, 0);
 	struct ib_cq *a = get_ok(test, pool, 8, 0);
@@ -297,7 +270,7 @@ static void no_shrink_pool_keeps_idle_cqs(struct kunit *test)
 static void reservations_never_exceed_real_size(struct kunit *test)
 {
 	static const unsigned int sizes[] = { 33, 129, 385, 1025, 65, 257 };
-	struct ib_device *dev = pool_test_device(test);
+	struct ib_device *dev = vm_device(test);
 	struct cqpool *pool = owned_pool(test, dev, 0, 0);
 	struct ib_cq *cq[48];
 	struct cqp_pool_stats st;
@@ -317,7 +290,7 @@ static void reservations_never_exceed_real_size(struct kunit *test)
 
 static void create_qp_assigns_one_cq_for_both_directions(struct kunit *test)
 {
-	struct ib_device *dev = pool_test_device(test);
+	struct ib_device *dev = vm_device(test);
 	struct cqpool *pool = owned_pool(test, dev, 0, 0);
 	struct ib_qp_init_attr init = {
 		.cap = { .max_send_wr = 16, .max_recv_wr = 32,
@@ -356,7 +329,7 @@ static void create_qp_assigns_one_cq_for_both_directions(struct kunit *test)
 
 static void create_qp_separate_cqs_on_request(struct kunit *test)
 {
-	struct ib_device *dev = pool_test_device(test);
+	struct ib_device *dev = vm_device(test);
 	struct cqpool *pool = owned_pool(test, dev, 0, CQPOOL_F_NO_RESIZE);
 	struct ib_qp_init_attr init = {
 		.cap = { .max_send_wr = 16, .max_recv_wr = 32,
@@ -389,35 +362,35 @@ static void create_qp_separate_cqs_on_request(struct kunit *test)
 
 static struct kunit_case pool_cases[] = {
 	KUNIT_CASE_PARAM(device_pool_is_lazy_and_shrinks_back,
-			 pool_devices_gen_params),
+			 vm_devices_gen_params),
 	KUNIT_CASE_PARAM(direct_poll_context_and_bad_attrs_are_refused,
-			 pool_devices_gen_params),
+			 vm_devices_gen_params),
 	KUNIT_CASE_PARAM(bad_reservations_change_nothing,
-			 pool_devices_gen_params),
+			 vm_devices_gen_params),
 	KUNIT_CASE_PARAM(owned_pool_is_busy_until_every_put,
-			 pool_devices_gen_params),
+			 vm_devices_gen_params),
 	KUNIT_CASE_PARAM(hint_places_reservation_on_its_vector,
-			 pool_devices_gen_params),
+			 vm_devices_gen_params),
 	KUNIT_CASE_PARAM(no_hint_spreads_over_vectors,
-			 pool_devices_gen_params),
+			 vm_devices_gen_params),
 	KUNIT_CASE_PARAM(least_used_cq_takes_the_next_reservation,
-			 pool_devices_gen_params),
+			 vm_devices_gen_params),
 	KUNIT_CASE_PARAM(growth_resizes_where_the_driver_can,
-			 pool_devices_gen_params),
+			 vm_devices_gen_params),
 	KUNIT_CASE_PARAM(no_shrink_pool_keeps_idle_cqs,
-			 pool_devices_gen_params),
+			 vm_devices_gen_params),
 	KUNIT_CASE_PARAM(reservations_never_exceed_real_size,
-			 pool_devices_gen_params),
+			 vm_devices_gen_params),
 	KUNIT_CASE_PARAM(create_qp_assigns_one_cq_for_both_directions,
-			 pool_devices_gen_params),
+			 vm_devices_gen_params),
 	KUNIT_CASE_PARAM(create_qp_separate_cqs_on_request,
-			 pool_devices_gen_params),
+			 vm_devices_gen_params),
 	{}
 };
 
 static struct kunit_suite pool_suite = {
 	.name = "cqpool_pools",
-	.exit = pool_test_exit,
+	.exit = vm_device_exit,
 	.test_cases = pool_cases,
 };
 

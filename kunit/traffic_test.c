@@ -17,19 +17,11 @@
 
 #include "core/pool.h"
 #include "cqpool_test.h"
+#include "vm_devices.h"
 
 #define LOOP_PORT	18515
 #define LOOP_MSG	64
 #define LOOP_WAIT	msecs_to_jiffies(10000)
-
-static const char *const traffic_devices[] = { "rxe0", "siw0" };
-
-static void traffic_device_name(const char *const *name, char *desc)
-{
-	strscpy(desc, *name, KUNIT_PARAM_DESC_SIZE);
-}
-
-KUNIT_ARRAY_PARAM(traffic_devices, traffic_devices, traffic_device_name);
 
 struct loop;
 
@@ -190,7 +182,6 @@ static void loop_teardown(struct loop *loop)
 
 static void rdma_cm_qps_complete_a_send_on_pooled_cqs(struct kunit *test)
 {
-	const char *const *name = test->param_value;
 	const struct cqpool_attr attr = { .poll_ctx = IB_POLL_SOFTIRQ,
 					  .name = "kunit-traffic" };
 	struct sockaddr_in sin = { .sin_family = AF_INET,
@@ -205,14 +196,13 @@ static void rdma_cm_qps_complete_a_send_on_pooled_cqs(struct kunit *test)
 	u8 *buf;
 	int ret;
 
-	dev = ib_device_get_by_name(*name, RDMA_DRIVER_UNKNOWN);
-	KUNIT_ASSERT_NOT_NULL_MSG(test, dev, "%s is not registered", *name);
+	dev = vm_device(test);
 	sin.sin_addr.s_addr = loop_device_addr(dev);
 	loop = kunit_kzalloc(test, sizeof(*loop), GFP_KERNEL);
 	buf = kunit_kzalloc(test, 2 * LOOP_MSG, GFP_KERNEL);
 	if (!loop || !buf || !sin.sin_addr.s_addr) {
-		ib_device_put(dev);
-		KUNIT_FAIL(test, "no memory, or no IPv4 address on %s", *name);
+		KUNIT_FAIL(test, "no memory, or no IPv4 address on %s",
+			   vm_device_name(test));
 		return;
 	}
 	loop->init = (struct ib_qp_init_attr) {
@@ -225,7 +215,6 @@ static void rdma_cm_qps_complete_a_send_on_pooled_cqs(struct kunit *test)
 	loop_end_init(loop, &loop->server);
 	loop->pool = cqpool_create(dev, &attr);
 	loop->pd = ib_alloc_pd(dev, 0);
-	ib_device_put(dev);
 	if (IS_ERR(loop->pool) || IS_ERR(loop->pd)) {
 		if (IS_ERR(loop->pd))
 			loop->pd = NULL;
@@ -314,12 +303,13 @@ out:
 
 static struct kunit_case traffic_cases[] = {
 	KUNIT_CASE_PARAM(rdma_cm_qps_complete_a_send_on_pooled_cqs,
-			 traffic_devices_gen_params),
+			 vm_devices_gen_params),
 	{}
 };
 
 static struct kunit_suite traffic_suite = {
 	.name = "cqpool_traffic",
+	.exit = vm_device_exit,
 	.test_cases = traffic_cases,
 };
 

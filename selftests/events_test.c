@@ -4,8 +4,9 @@
  * (device handlers) and hooks on reservations made through /dev/cqpool:
  * a netdev going down and up gives PORT_ERR and PORT_ACTIVE (rxe0, and
  * siw0 where the kernel has siw), an address added gives GID_CHANGE
- * (rxe0), a mask keeps other events away, and an injected DEVICE_FATAL
- * (the one event without a soft trigger) reaches hooks and watches.
+ * (rxe0), a mask keeps other events away, an injected DEVICE_FATAL (the
+ * one event without a soft trigger) reaches hooks and watches, and so
+ * does the DEVICE_FATAL of a device's removal, which then waits for them.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -15,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "kselftest_harness.h"
@@ -152,6 +154,42 @@ TEST_F(events, injected_device_fatal_reaches_hooks_and_watches)
 
 	EXPECT_EQ(0, put(self->fd, g.id));
 	EXPECT_EQ(0, put(self->fd, plain.id));
+}
+
+TEST_F(events, device_removal_tells_hooks_and_watches_then_waits)
+{
+	struct cqpool_cq_get g;
+	int all = watch(self->fd, "rxe0", 0), status;
+	pid_t pid;
+
+	ASSERT_LT(0, all);
+	memset(&g, 0, sizeof(g));
+	g.size = sizeof(g);
+	g.flags = CQPOOL_CQ_GET_SHARED | CQPOOL_CQ_GET_HOOK;
+	strcpy(g.device, "rxe0");
+	g.nr_cqe = 16;
+	g.vector_hint = -1;
+	ASSERT_EQ(0, ioctl(self->fd, CQPOOL_IOC_CQ_GET, &g));
+
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		close(self->fd);
+		execl("/usr/bin/rdma", "rdma", "link", "delete", "rxe0", NULL);
+		_exit(127);
+	}
+	/* Told first... */
+	EXPECT_EQ(0, wait_count(self->fd, all, CQPOOL_EVENT_DEVICE_FATAL, 1));
+	EXPECT_EQ(1, count(self->fd, g.id, CQPOOL_EVENT_DEVICE_FATAL));
+	/* ...then the removal waits for the watch and the reservation. */
+	EXPECT_EQ(0, waitpid(pid, &status, WNOHANG));
+	close(self->fd);
+	self->fd = open(CQPOOL_DEVICE_PATH, O_RDWR | O_CLOEXEC);
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	EXPECT_EQ(0, wait_device_listed("rxe0", 0));
+	ASSERT_EQ(0, rxe_add());
+	EXPECT_EQ(0, wait_device_listed("rxe0", 1));
 }
 
 TEST_F(events, bad_watches_are_refused)
