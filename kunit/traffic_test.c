@@ -7,6 +7,8 @@
  */
 #include <kunit/test.h>
 #include <linux/completion.h>
+#include <linux/delay.h>
+#include <linux/irq_poll.h>
 #include <linux/in.h>
 #include <linux/inetdevice.h>
 #include <linux/netdevice.h>
@@ -36,6 +38,7 @@ struct loop;
  * @wc_status: status of that completion
  * @wc_len: bytes it carried
  * @wc_cq: the CQ it arrived on
+ * @cq_errs: CQ_ERR events of its send CQ its QP's handler heard
  */
 struct loop_end {
 	struct loop *loop;
@@ -47,6 +50,7 @@ struct loop_end {
 	enum ib_wc_status wc_status;
 	u32 wc_len;
 	struct ib_cq *wc_cq;
+	atomic_t cq_errs;
 };
 
 struct loop {
@@ -180,12 +184,89 @@ static void loop_teardown(struct loop *loop)
 		cqpool_destroy(loop->pool);
 }
 
-static void rdma_cm_qps_complete_a_send_on_pooled_cqs(struct kunit *test)
+static const struct cqpool_attr loop_pool = {
+	.poll_ctx = IB_POLL_SOFTIRQ,
+	.name = "kunit-traffic",
+};
+
+/*
+ * Connects two QPs from cqpool_rdma_create_qp(), each sized by @init, on
+ * the case's device through the RDMA CM, with CQs from a pool of @attr.
+ * False (the case failed) if it could not; loop_teardown() undoes
+ * whatever was done either way.
+ */
+static bool loop_connect(struct kunit *test, struct loop *loop,
+			 const struct cqpool_attr *attr,
+			 const struct ib_qp_init_attr *init, int pd_flags)
 {
-	const struct cqpool_attr attr = { .poll_ctx = IB_POLL_SOFTIRQ,
-					  .name = "kunit-traffic" };
 	struct sockaddr_in sin = { .sin_family = AF_INET,
 				   .sin_port = htons(LOOP_PORT) };
+	struct ib_device *dev = vm_device(test);
+	int ret;
+
+	sin.sin_addr.s_addr = loop_device_addr(dev);
+	KUNIT_EXPECT_NE_MSG(test, sin.sin_addr.s_addr, 0,
+			    "no IPv4 address on %s", vm_device_name(test));
+	if (!sin.sin_addr.s_addr)
+		return false;
+	loop->init = *init;
+	loop_end_init(loop, &loop->client);
+	loop_end_init(loop, &loop->server);
+	loop->pool = cqpool_create(dev, attr);
+	KUNIT_EXPECT_FALSE(test, IS_ERR(loop->pool));
+	if (IS_ERR(loop->pool))
+		return false;
+	loop->pd = ib_alloc_pd(dev, pd_flags);
+	KUNIT_EXPECT_FALSE(test, IS_ERR(loop->pd));
+	if (IS_ERR(loop->pd)) {
+		loop->pd = NULL;
+		return false;
+	}
+
+	loop->listen = rdma_create_id(&init_net, loop_cm_handler,
+				      &loop->server, RDMA_PS_TCP, IB_QPT_RC);
+	if (IS_ERR(loop->listen)) {
+		loop->listen = NULL;
+		KUNIT_FAIL(test, "rdma_create_id");
+		return false;
+	}
+	loop->client.id = rdma_create_id(&init_net, loop_cm_handler,
+					 &loop->client, RDMA_PS_TCP, IB_QPT_RC);
+	if (IS_ERR(loop->client.id)) {
+		loop->client.id = NULL;
+		KUNIT_FAIL(test, "rdma_create_id");
+		return false;
+	}
+	ret = rdma_bind_addr(loop->listen, (struct sockaddr *)&sin);
+	if (!ret)
+		ret = rdma_listen(loop->listen, 1);
+	if (!ret)
+		ret = rdma_resolve_addr(loop->client.id, NULL,
+					(struct sockaddr *)&sin, 2000);
+	KUNIT_EXPECT_EQ(test, ret, 0);
+	if (ret)
+		return false;
+	KUNIT_EXPECT_PTR_EQ(test, loop->listen->device, dev);
+
+	KUNIT_EXPECT_NE(test, wait_for_completion_timeout(&loop->client.connected,
+							  LOOP_WAIT), 0UL);
+	KUNIT_EXPECT_NE(test, wait_for_completion_timeout(&loop->server.connected,
+							  LOOP_WAIT), 0UL);
+	KUNIT_EXPECT_EQ(test, loop->client.error, 0);
+	KUNIT_EXPECT_EQ(test, loop->server.error, 0);
+	return !loop->client.error && !loop->server.error &&
+	       loop->client.id->qp && loop->server.id && loop->server.id->qp;
+}
+
+static const struct ib_qp_init_attr loop_qp_attr = {
+	.cap = { .max_send_wr = 4, .max_recv_wr = 4,
+		 .max_send_sge = 1, .max_recv_sge = 1 },
+	.sq_sig_type = IB_SIGNAL_REQ_WR,
+	.qp_type = IB_QPT_RC,
+};
+
+static void rdma_cm_qps_complete_a_send_on_pooled_cqs(struct kunit *test)
+{
 	struct ib_recv_wr rwr = {};
 	struct ib_send_wr swr = {};
 	struct cqp_pool_stats st;
@@ -194,69 +275,14 @@ static void rdma_cm_qps_complete_a_send_on_pooled_cqs(struct kunit *test)
 	struct loop *loop;
 	u64 dma[2];
 	u8 *buf;
-	int ret;
 
-	dev = vm_device(test);
-	sin.sin_addr.s_addr = loop_device_addr(dev);
 	loop = kunit_kzalloc(test, sizeof(*loop), GFP_KERNEL);
 	buf = kunit_kzalloc(test, 2 * LOOP_MSG, GFP_KERNEL);
-	if (!loop || !buf || !sin.sin_addr.s_addr) {
-		KUNIT_FAIL(test, "no memory, or no IPv4 address on %s",
-			   vm_device_name(test));
-		return;
-	}
-	loop->init = (struct ib_qp_init_attr) {
-		.cap = { .max_send_wr = 4, .max_recv_wr = 4,
-			 .max_send_sge = 1, .max_recv_sge = 1 },
-		.sq_sig_type = IB_SIGNAL_REQ_WR,
-		.qp_type = IB_QPT_RC,
-	};
-	loop_end_init(loop, &loop->client);
-	loop_end_init(loop, &loop->server);
-	loop->pool = cqpool_create(dev, &attr);
-	loop->pd = ib_alloc_pd(dev, 0);
-	if (IS_ERR(loop->pool) || IS_ERR(loop->pd)) {
-		if (IS_ERR(loop->pd))
-			loop->pd = NULL;
-		loop_teardown(loop);
-		KUNIT_FAIL(test, "no pool or PD");
-		return;
-	}
-
-	loop->listen = rdma_create_id(&init_net, loop_cm_handler,
-				      &loop->server, RDMA_PS_TCP, IB_QPT_RC);
-	loop->client.id = rdma_create_id(&init_net, loop_cm_handler,
-					 &loop->client, RDMA_PS_TCP, IB_QPT_RC);
-	if (IS_ERR(loop->listen) || IS_ERR(loop->client.id)) {
-		KUNIT_FAIL(test, "rdma_create_id");
-		if (IS_ERR(loop->listen))
-			loop->listen = NULL;
-		if (IS_ERR(loop->client.id))
-			loop->client.id = NULL;
+	KUNIT_ASSERT_NOT_NULL(test, loop);
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	if (!loop_connect(test, loop, &loop_pool, &loop_qp_attr, 0))
 		goto out;
-	}
-	ret = rdma_bind_addr(loop->listen, (struct sockaddr *)&sin);
-	if (!ret)
-		ret = rdma_listen(loop->listen, 1);
-	KUNIT_EXPECT_EQ(test, ret, 0);
-	if (ret)
-		goto out;
-	KUNIT_EXPECT_PTR_EQ(test, loop->listen->device, dev);
-
-	ret = rdma_resolve_addr(loop->client.id, NULL,
-				(struct sockaddr *)&sin, 2000);
-	KUNIT_EXPECT_EQ(test, ret, 0);
-	if (ret)
-		goto out;
-	KUNIT_EXPECT_NE(test, wait_for_completion_timeout(&loop->client.connected,
-							  LOOP_WAIT), 0UL);
-	KUNIT_EXPECT_NE(test, wait_for_completion_timeout(&loop->server.connected,
-							  LOOP_WAIT), 0UL);
-	KUNIT_EXPECT_EQ(test, loop->client.error, 0);
-	KUNIT_EXPECT_EQ(test, loop->server.error, 0);
-	if (loop->client.error || loop->server.error ||
-	    !loop->client.id->qp || !loop->server.id || !loop->server.id->qp)
-		goto out;
+	dev = loop->pd->device;
 
 	/* Each QP got one pooled CQ for both directions. */
 	KUNIT_EXPECT_PTR_EQ(test, loop->client.id->qp->send_cq,
@@ -301,8 +327,126 @@ out:
 	loop_teardown(loop);
 }
 
+struct cq_err_hook {
+	struct cqpool_hook hook;
+	atomic_t cq_err;
+};
+
+static void cq_err_hook_fn(struct cqpool_hook *hook,
+			   const struct ib_event *event)
+{
+	if (event->event == IB_EVENT_CQ_ERR)
+		atomic_inc(&container_of(hook, struct cq_err_hook,
+					 hook)->cq_err);
+}
+
+static void cq_err_qp_handler(struct ib_event *event, void *context)
+{
+	struct loop_end *end = context;
+
+	if (event->event == IB_EVENT_CQ_ERR &&
+	    event->element.cq == end->id->qp->send_cq)
+		atomic_inc(&end->cq_errs);
+}
+
+#define OVERFLOW_ROUNDS	128
+
+/* CQs with room beyond one QP's reservation, for two more consumers. */
+static const struct cqpool_attr overflow_pool = {
+	.poll_ctx = IB_POLL_SOFTIRQ,
+	.cq_size = 16,
+	.flags = CQPOOL_F_NO_RESIZE,
+	.name = "kunit-overflow",
+};
+
+/*
+ * A real CQ overflow: polling of the client's pooled CQ is stopped and
+ * RDMA WRITEs complete on it until the driver finds it full and raises
+ * CQ_ERR.  It must reach the client QP's handler and both other hooks on
+ * that CQ, the same number of times, and no hook on another CQ.
+ */
+static void cq_overflow_reaches_every_consumer_of_the_cq(struct kunit *test)
+{
+	struct ib_qp_init_attr init = loop_qp_attr;
+	struct cq_err_hook mates[2], outsider;
+	struct ib_cq *cq, *mcq[2], *ocq;
+	struct ib_send_wr *bad;
+	struct ib_rdma_wr wr;
+	struct ib_sge sge;
+	struct loop *loop;
+	u64 dma;
+	u8 *buf;
+	int i;
+
+	loop = kunit_kzalloc(test, sizeof(*loop), GFP_KERNEL);
+	buf = kunit_kzalloc(test, 2 * LOOP_MSG, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, loop);
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	init.event_handler = cq_err_qp_handler;
+	init.cap.max_recv_wr = 1;
+	if (!loop_connect(test, loop, &overflow_pool, &init,
+			  IB_PD_UNSAFE_GLOBAL_RKEY))
+		goto out;
+	cq = loop->client.id->qp->send_cq;
+
+	for (i = 0; i < 2; i++) {
+		mates[i].hook.handler = cq_err_hook_fn;
+		atomic_set(&mates[i].cq_err, 0);
+		mcq[i] = cqpool_cq_get(loop->pool, 1, cq->comp_vector,
+				       &mates[i].hook);
+		KUNIT_ASSERT_NOT_ERR_OR_NULL(test, mcq[i]);
+		KUNIT_EXPECT_PTR_EQ(test, mcq[i], cq);
+	}
+	outsider.hook.handler = cq_err_hook_fn;
+	atomic_set(&outsider.cq_err, 0);
+	ocq = cqpool_cq_get(loop->pool, 1, cq->comp_vector + 1,
+			    &outsider.hook);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, ocq);
+	KUNIT_EXPECT_PTR_NE(test, ocq, cq);
+
+	dma = ib_dma_map_single(loop->pd->device, buf, 2 * LOOP_MSG,
+				DMA_BIDIRECTIONAL);
+	sge = (struct ib_sge){ dma, 8, loop->pd->local_dma_lkey };
+	memset(&wr, 0, sizeof(wr));
+	wr.wr.sg_list = &sge;
+	wr.wr.num_sge = 1;
+	wr.wr.opcode = IB_WR_RDMA_WRITE;
+	wr.wr.send_flags = IB_SEND_SIGNALED;
+	wr.remote_addr = dma + LOOP_MSG;
+	wr.rkey = loop->pd->unsafe_global_rkey;
+
+	/* Completions now stay on the CQ until it overflows. */
+	irq_poll_disable(&cq->iop);
+	for (i = 0; i < OVERFLOW_ROUNDS && !atomic_read(&loop->client.cq_errs);
+	     i++) {
+		/* A full send queue just means: wait for the driver. */
+		if (ib_post_send(loop->client.id->qp, &wr.wr,
+				 (const struct ib_send_wr **)&bad))
+			msleep(20);
+		else
+			usleep_range(1000, 2000);
+	}
+	irq_poll_enable(&cq->iop);
+	ib_dma_unmap_single(loop->pd->device, dma, 2 * LOOP_MSG,
+			    DMA_BIDIRECTIONAL);
+
+	KUNIT_EXPECT_GT(test, atomic_read(&loop->client.cq_errs), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&loop->server.cq_errs), 0);
+	for (i = 0; i < 2; i++) {
+		KUNIT_EXPECT_EQ(test, atomic_read(&mates[i].cq_err),
+				atomic_read(&loop->client.cq_errs));
+		cqpool_cq_put(mcq[i], 1, &mates[i].hook);
+	}
+	KUNIT_EXPECT_EQ(test, atomic_read(&outsider.cq_err), 0);
+	cqpool_cq_put(ocq, 1, &outsider.hook);
+out:
+	loop_teardown(loop);
+}
+
 static struct kunit_case traffic_cases[] = {
 	KUNIT_CASE_PARAM(rdma_cm_qps_complete_a_send_on_pooled_cqs,
+			 vm_devices_gen_params),
+	KUNIT_CASE_PARAM(cq_overflow_reaches_every_consumer_of_the_cq,
 			 vm_devices_gen_params),
 	{}
 };
