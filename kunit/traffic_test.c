@@ -443,10 +443,123 @@ out:
 	loop_teardown(loop);
 }
 
+static void sqd_qp_handler(struct ib_event *event, void *context)
+{
+	struct loop_end *end = context;
+
+	if (event->event == IB_EVENT_SQ_DRAINED)
+		complete(&end->done);
+}
+
+/*
+ * The QP's own affiliated events reach the event_handler given to
+ * cqpool_rdma_create_qp(): moving it to SQD gives SQ_DRAINED.  rxe only:
+ * siw maps SQD to closing the connection and raises no event.
+ */
+static void sqd_gives_the_qp_handler_sq_drained(struct kunit *test)
+{
+	struct ib_qp_init_attr init = loop_qp_attr;
+	struct ib_qp_attr attr = {
+		.qp_state = IB_QPS_SQD,
+		.en_sqd_async_notify = 1,
+	};
+	struct loop *loop;
+
+	loop = kunit_kzalloc(test, sizeof(*loop), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, loop);
+	init.event_handler = sqd_qp_handler;
+	if (!loop_connect(test, loop, &loop_pool, &init, 0))
+		goto out;
+	KUNIT_EXPECT_EQ(test, ib_modify_qp(loop->client.id->qp, &attr,
+					   IB_QP_STATE |
+					   IB_QP_EN_SQD_ASYNC_NOTIFY), 0);
+	KUNIT_EXPECT_NE(test, wait_for_completion_timeout(&loop->client.done,
+							  LOOP_WAIT), 0UL);
+out:
+	loop_teardown(loop);
+}
+
+static void access_qp_handler(struct ib_event *event, void *context)
+{
+	struct loop_end *end = context;
+
+	if (event->event == IB_EVENT_QP_ACCESS_ERR ||
+	    event->event == IB_EVENT_QP_FATAL)
+		complete(&end->connected);
+}
+
+/*
+ * An RDMA WRITE with an rkey of another PD: siw raises QP_ACCESS_ERR (or
+ * QP_FATAL) at the responder, through the handler given to
+ * cqpool_rdma_create_qp(); rxe answers with a NAK instead, which the
+ * requester sees as a remote access error on its pooled CQ.
+ */
+static void bad_rkey_is_reported_where_the_driver_reports_it(struct kunit *test)
+{
+	struct ib_qp_init_attr init = loop_qp_attr;
+	struct ib_pd *other = NULL;
+	struct ib_rdma_wr wr = {};
+	struct loop *loop;
+	struct ib_sge sge;
+	u64 dma = 0;
+	u8 *buf;
+
+	loop = kunit_kzalloc(test, sizeof(*loop), GFP_KERNEL);
+	buf = kunit_kzalloc(test, 2 * LOOP_MSG, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, loop);
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	init.event_handler = access_qp_handler;
+	if (!loop_connect(test, loop, &loop_pool, &init, 0))
+		goto out;
+	other = ib_alloc_pd(loop->pd->device, IB_PD_UNSAFE_GLOBAL_RKEY);
+	if (IS_ERR(other)) {
+		KUNIT_FAIL(test, "second PD: %ld", PTR_ERR(other));
+		other = NULL;
+		goto out;
+	}
+	/* Access errors come after ESTABLISHED: wait on it anew. */
+	reinit_completion(&loop->server.connected);
+	dma = ib_dma_map_single(loop->pd->device, buf, 2 * LOOP_MSG,
+				DMA_BIDIRECTIONAL);
+	sge = (struct ib_sge){ dma, 8, loop->pd->local_dma_lkey };
+	wr.wr.wr_cqe = &loop->client.cqe;
+	wr.wr.sg_list = &sge;
+	wr.wr.num_sge = 1;
+	wr.wr.opcode = IB_WR_RDMA_WRITE;
+	wr.wr.send_flags = IB_SEND_SIGNALED;
+	wr.remote_addr = dma + LOOP_MSG;
+	wr.rkey = other->unsafe_global_rkey;
+	KUNIT_EXPECT_EQ(test, ib_post_send(loop->client.id->qp, &wr.wr, NULL),
+			0);
+
+	if (!strcmp(vm_device_name(test), "siw0")) {
+		KUNIT_EXPECT_NE(test,
+				wait_for_completion_timeout(&loop->server.connected,
+							    LOOP_WAIT), 0UL);
+	} else {
+		KUNIT_EXPECT_NE(test,
+				wait_for_completion_timeout(&loop->client.done,
+							    LOOP_WAIT), 0UL);
+		KUNIT_EXPECT_EQ(test, loop->client.wc_status,
+				IB_WC_REM_ACCESS_ERR);
+	}
+out:
+	if (dma)
+		ib_dma_unmap_single(loop->pd->device, dma, 2 * LOOP_MSG,
+				    DMA_BIDIRECTIONAL);
+	loop_teardown(loop);
+	if (other)
+		ib_dealloc_pd(other);
+}
+
 static struct kunit_case traffic_cases[] = {
 	KUNIT_CASE_PARAM(rdma_cm_qps_complete_a_send_on_pooled_cqs,
 			 vm_devices_gen_params),
 	KUNIT_CASE_PARAM(cq_overflow_reaches_every_consumer_of_the_cq,
+			 vm_devices_gen_params),
+	KUNIT_CASE_PARAM(sqd_gives_the_qp_handler_sq_drained,
+			 rxe_device_gen_params),
+	KUNIT_CASE_PARAM(bad_rkey_is_reported_where_the_driver_reports_it,
 			 vm_devices_gen_params),
 	{}
 };

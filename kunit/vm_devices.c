@@ -5,6 +5,7 @@
 #include "vm_devices.h"
 
 static const char *const vm_devices[] = { "rxe0", "siw0" };
+static const char *const rxe_devices[] = { "rxe0" };
 
 static void vm_devices_desc(const char *const *name, char *desc)
 {
@@ -12,10 +13,16 @@ static void vm_devices_desc(const char *const *name, char *desc)
 }
 
 KUNIT_ARRAY_PARAM(vm_devices_array, vm_devices, vm_devices_desc);
+KUNIT_ARRAY_PARAM(rxe_devices_array, rxe_devices, vm_devices_desc);
 
 const void *vm_devices_gen_params(const void *prev, char *desc)
 {
 	return vm_devices_array_gen_params(prev, desc);
+}
+
+const void *rxe_device_gen_params(const void *prev, char *desc)
+{
+	return rxe_devices_array_gen_params(prev, desc);
 }
 
 const char *vm_device_name(struct kunit *test)
@@ -36,6 +43,11 @@ struct ib_device *vm_device(struct kunit *test)
 
 void vm_device_exit(struct kunit *test)
 {
+	/*
+	 * The parameters of a case share one struct kunit: clear, so that a
+	 * case that never got its device does not put the previous one's.
+	 */
 	if (test->priv)
 		ib_device_put(test->priv);
+	test->priv = NULL;
 }

@@ -12,6 +12,8 @@ struct ib_device;
 
 /* For KUNIT_CASE_PARAM: each VM device's name, in turn. */
 const void *vm_devices_gen_params(const void *prev, char *desc);
+/* Only rxe0, for what only soft-RoCE does. */
+const void *rxe_device_gen_params(const void *prev, char *desc);
 
 /* The name of the case's device. */
 const char *vm_device_name(struct kunit *test);
