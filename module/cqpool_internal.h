@@ -181,7 +181,7 @@ void cqpool_dispatch_device_event(struct cqpool_dev *cdev,
 				  const struct ib_event *event);
 void cqpool_cq_events_init(struct cqpool_cq *ccq);
 void cqpool_hook_attach(struct cqpool_cq *ccq, struct cqpool_hook *hook);
-int cqpool_hook_detach(struct cqpool_cq *ccq, struct cqpool_hook *hook);
+void cqpool_hook_detach(struct cqpool_cq *ccq, struct cqpool_hook *hook);
 int cqpool_inject_event(const char *device, enum ib_event_type type);
 
 int cqpool_debugfs_init(void);

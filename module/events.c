@@ -67,18 +67,15 @@ void cqpool_hook_attach(struct cqpool_cq *ccq, struct cqpool_hook *hook)
 	spin_unlock_irqrestore(&ccq->hooks_lock, flags);
 }
 
-/* -EINVAL, and nothing changes, if @hook is not attached to @ccq. */
-int cqpool_hook_detach(struct cqpool_cq *ccq, struct cqpool_hook *hook)
+/* Once this returns, no CPU is calling @hook and none will. */
+void cqpool_hook_detach(struct cqpool_cq *ccq, struct cqpool_hook *hook)
 {
 	unsigned long flags;
 
-	if (hook->cq != ccq->cq)
-		return -EINVAL;
 	spin_lock_irqsave(&ccq->hooks_lock, flags);
 	list_del(&hook->node);
 	spin_unlock_irqrestore(&ccq->hooks_lock, flags);
 	hook->cq = NULL;
-	return 0;
 }
 
 /* DEVICE_FATAL to the hooks of every CQ of every pool of the device. */

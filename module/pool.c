@@ -496,23 +496,23 @@ void cqpool_cq_put(struct ib_cq *cq, unsigned int nr_cqe,
 		return;
 	}
 
-	if (hook && cqpool_hook_detach(ccq, hook)) {
-		pr_err_ratelimited("cqpool: put with a hook not attached to the CQ\n");
-		return;
-	}
-
 	pool = ccq->pool;
 	mutex_lock(&pool->lock);
 	vec = ccq->ledger.vec;
-	ret = cqp_pool_release(pool->ledger, &ccq->ledger, nr_cqe,
-			       ktime_get_ns());
+	if (hook && hook->cq != cq) {
+		ret = -EINVAL;
+	} else {
+		ret = cqp_pool_release(pool->ledger, &ccq->ledger, nr_cqe,
+				       ktime_get_ns());
+		/* Under the pool lock: the reaper cannot free the CQ yet. */
+		if (!ret && hook)
+			cqpool_hook_detach(ccq, hook);
+	}
 	idle = !ccq->ledger.users;
 	mutex_unlock(&pool->lock);
 	if (ret) {
-		pr_err_ratelimited("cqpool: %s: put of %u entries that are not reserved\n",
+		pr_err_ratelimited("cqpool: %s: put of %u entries that are not reserved, or with a hook not on the CQ\n",
 				   pool->name, nr_cqe);
-		if (hook)
-			cqpool_hook_attach(ccq, hook);
 		return;
 	}
 

@@ -130,13 +130,8 @@ TEST_F(events, injected_device_fatal_reaches_hooks_and_watches)
 	int all = watch(self->fd, "rxe0", 0);
 
 	ASSERT_LT(0, all);
-	memset(&g, 0, sizeof(g));
-	g.size = sizeof(g);
-	g.flags = CQPOOL_CQ_GET_SHARED | CQPOOL_CQ_GET_HOOK;
-	strcpy(g.device, "rxe0");
-	g.nr_cqe = 16;
-	g.vector_hint = -1;
-	ASSERT_EQ(0, ioctl(self->fd, CQPOOL_IOC_CQ_GET, &g));
+	ASSERT_EQ(0, shared_get_flags(self->fd, 16, -1, CQPOOL_CQ_GET_HOOK,
+				      &g));
 	ASSERT_EQ(0, shared_get(self->fd, 16, &plain));
 
 	/* Off by default: nothing is injected. */
@@ -163,21 +158,11 @@ TEST_F(events, device_removal_tells_hooks_and_watches_then_waits)
 	pid_t pid;
 
 	ASSERT_LT(0, all);
-	memset(&g, 0, sizeof(g));
-	g.size = sizeof(g);
-	g.flags = CQPOOL_CQ_GET_SHARED | CQPOOL_CQ_GET_HOOK;
-	strcpy(g.device, "rxe0");
-	g.nr_cqe = 16;
-	g.vector_hint = -1;
-	ASSERT_EQ(0, ioctl(self->fd, CQPOOL_IOC_CQ_GET, &g));
+	ASSERT_EQ(0, shared_get_flags(self->fd, 16, -1, CQPOOL_CQ_GET_HOOK,
+				      &g));
 
-	pid = fork();
-	ASSERT_LE(0, pid);
-	if (pid == 0) {
-		close(self->fd);
-		execl("/usr/bin/rdma", "rdma", "link", "delete", "rxe0", NULL);
-		_exit(127);
-	}
+	pid = rxe_delete_start();
+	ASSERT_LT(0, pid);
 	/* Told first... */
 	EXPECT_EQ(0, wait_count(self->fd, all, CQPOOL_EVENT_DEVICE_FATAL, 1));
 	EXPECT_EQ(1, count(self->fd, g.id, CQPOOL_EVENT_DEVICE_FATAL));
@@ -185,11 +170,7 @@ TEST_F(events, device_removal_tells_hooks_and_watches_then_waits)
 	EXPECT_EQ(0, waitpid(pid, &status, WNOHANG));
 	close(self->fd);
 	self->fd = open(CQPOOL_DEVICE_PATH, O_RDWR | O_CLOEXEC);
-	ASSERT_EQ(pid, waitpid(pid, &status, 0));
-	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-	EXPECT_EQ(0, wait_device_listed("rxe0", 0));
-	ASSERT_EQ(0, rxe_add());
-	EXPECT_EQ(0, wait_device_listed("rxe0", 1));
+	EXPECT_EQ(0, rxe_delete_finish(pid));
 }
 
 TEST_F(events, bad_watches_are_refused)

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "lib.h"
@@ -86,16 +87,22 @@ int device_listed(const char *name)
 	return found;
 }
 
-int shared_get_on(int fd, unsigned int nr, int hint, struct cqpool_cq_get *g)
+int shared_get_flags(int fd, unsigned int nr, int hint, unsigned int flags,
+		     struct cqpool_cq_get *g)
 {
 	memset(g, 0, sizeof(*g));
 	g->size = sizeof(*g);
-	g->flags = CQPOOL_CQ_GET_SHARED;
+	g->flags = CQPOOL_CQ_GET_SHARED | flags;
 	g->poll_ctx = CQPOOL_POLL_SOFTIRQ;
 	strcpy(g->device, "rxe0");
 	g->nr_cqe = nr;
 	g->vector_hint = hint;
 	return ioctl(fd, CQPOOL_IOC_CQ_GET, g);
+}
+
+int shared_get_on(int fd, unsigned int nr, int hint, struct cqpool_cq_get *g)
+{
+	return shared_get_flags(fd, nr, hint, 0, g);
 }
 
 int shared_get(int fd, unsigned int nr, struct cqpool_cq_get *g)
@@ -157,4 +164,27 @@ int pools_quiesce(unsigned int idle_timeout_ms)
 	    read_totals(&t))
 		return -1;
 	return t.users ? -1 : 0;
+}
+
+pid_t rxe_delete_start(void)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		execl("/usr/bin/rdma", "rdma", "link", "delete", "rxe0", NULL);
+		_exit(127);
+	}
+	return pid;
+}
+
+int rxe_delete_finish(pid_t pid)
+{
+	int status;
+
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
+	    WEXITSTATUS(status))
+		return -1;
+	if (wait_device_listed("rxe0", 0) || rxe_add())
+		return -1;
+	return wait_device_listed("rxe0", 1);
 }

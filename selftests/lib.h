@@ -7,6 +7,7 @@
 #define CQPOOL_SELFTEST_LIB_H
 
 #include <linux/cqpool.h>
+#include <sys/types.h>
 
 #define TOTALS		"/sys/kernel/debug/cqpool/totals"
 #define DEVICES		"/sys/kernel/debug/cqpool/devices"
@@ -35,10 +36,23 @@ int wait_device_listed(const char *name, int want);
 int rxe_add(void);
 /* A reservation on rxe0's shared softirq pool, on vector @hint. */
 int shared_get_on(int fd, unsigned int nr, int hint, struct cqpool_cq_get *g);
+/* The same with more CQPOOL_CQ_GET_* @flags (CQPOOL_CQ_GET_HOOK). */
+int shared_get_flags(int fd, unsigned int nr, int hint, unsigned int flags,
+		     struct cqpool_cq_get *g);
 /* The same on the least-loaded vector. */
 int shared_get(int fd, unsigned int nr, struct cqpool_cq_get *g);
 int put(int fd, unsigned int id);
 int pool_destroy(int fd, unsigned int id);
+/*
+ * `rdma link delete rxe0` in a child, which inherits no O_CLOEXEC file
+ * descriptor, so it holds nothing the removal waits for.
+ */
+pid_t rxe_delete_start(void);
+/*
+ * Waits for that child to succeed and rxe0 to leave debugfs, then adds
+ * rxe0 back and waits for it: 0 when all of that worked.
+ */
+int rxe_delete_finish(pid_t pid);
 /* Attributes of an owned pool on rxe0. */
 void pool_attr(struct cqpool_pool_create *c);
 

@@ -268,14 +268,8 @@ TEST_F(pools, device_removal_waits_for_reservations)
 	int status;
 
 	ASSERT_EQ(0, shared_get(self->fd, 64, &g));
-	pid = fork();
-	ASSERT_LE(0, pid);
-	if (pid == 0) {
-		/* The remover must not hold the reservation itself. */
-		close(self->fd);
-		execl("/usr/bin/rdma", "rdma", "link", "delete", "rxe0", NULL);
-		_exit(127);
-	}
+	pid = rxe_delete_start();
+	ASSERT_LT(0, pid);
 	/* The removal must wait for the reservation... */
 	sleep(2);
 	EXPECT_EQ(0, waitpid(pid, &status, WNOHANG));
@@ -283,11 +277,7 @@ TEST_F(pools, device_removal_waits_for_reservations)
 	/* ...and finish once the holder lets go. */
 	close(self->fd);
 	self->fd = open(CQPOOL_DEVICE_PATH, O_RDWR | O_CLOEXEC);
-	ASSERT_EQ(pid, waitpid(pid, &status, 0));
-	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-	EXPECT_EQ(0, wait_device_listed("rxe0", 0));
-	ASSERT_EQ(0, rxe_add());
-	EXPECT_EQ(0, wait_device_listed("rxe0", 1));
+	EXPECT_EQ(0, rxe_delete_finish(pid));
 }
 
 TEST_HARNESS_MAIN
