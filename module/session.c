@@ -349,22 +349,6 @@ static void cqpool_resv_release(struct cqpool_session *s, u32 id,
 	cqpool_obj_remove(s, id);
 }
 
-int cqpool_session_cq_put(struct cqpool_session *s, void *arg)
-{
-	struct cqpool_destroy *a = arg;
-	struct cqpool_obj *obj;
-	int ret = -ENOENT;
-
-	mutex_lock(&s->lock);
-	obj = cqpool_obj_find(s, a->id, CQPOOL_OBJ_RESV);
-	if (obj) {
-		cqpool_resv_release(s, a->id, obj);
-		ret = 0;
-	}
-	mutex_unlock(&s->lock);
-	return ret;
-}
-
 int cqpool_session_events_watch(struct cqpool_session *s, void *arg)
 {
 	struct cqpool_events_watch *a = arg;
@@ -414,20 +398,43 @@ static void cqpool_watch_release(struct cqpool_session *s, u32 id,
 	cqpool_obj_remove(s, id);
 }
 
-int cqpool_session_events_unwatch(struct cqpool_session *s, void *arg)
+/* Releases a reservation or a watch and removes it; under the lock. */
+static void cqpool_obj_release(struct cqpool_session *s, u32 id,
+			       struct cqpool_obj *obj)
 {
-	struct cqpool_destroy *a = arg;
+	if (obj->kind == CQPOOL_OBJ_RESV)
+		cqpool_resv_release(s, id, obj);
+	else
+		cqpool_watch_release(s, id, obj);
+}
+
+/* CQ_PUT and EVENTS_UNWATCH: release object @id if it is a @kind. */
+static int cqpool_session_release(struct cqpool_session *s, u32 id,
+				  enum cqpool_obj_kind kind)
+{
 	struct cqpool_obj *obj;
 	int ret = -ENOENT;
 
 	mutex_lock(&s->lock);
-	obj = cqpool_obj_find(s, a->id, CQPOOL_OBJ_WATCH);
+	obj = cqpool_obj_find(s, id, kind);
 	if (obj) {
-		cqpool_watch_release(s, a->id, obj);
+		cqpool_obj_release(s, id, obj);
 		ret = 0;
 	}
 	mutex_unlock(&s->lock);
 	return ret;
+}
+
+int cqpool_session_cq_put(struct cqpool_session *s, void *arg)
+{
+	return cqpool_session_release(s, ((struct cqpool_destroy *)arg)->id,
+				      CQPOOL_OBJ_RESV);
+}
+
+int cqpool_session_events_unwatch(struct cqpool_session *s, void *arg)
+{
+	return cqpool_session_release(s, ((struct cqpool_destroy *)arg)->id,
+				      CQPOOL_OBJ_WATCH);
 }
 
 int cqpool_session_events_read(struct cqpool_session *s, void *arg)
@@ -457,13 +464,10 @@ void cqpool_session_destroy(struct cqpool_session *s)
 	unsigned long id;
 
 	mutex_lock(&s->lock);
-	/* Reservations first: a pool is destroyed only without them. */
-	xa_for_each(&s->objs, id, obj) {
-		if (obj->kind == CQPOOL_OBJ_RESV)
-			cqpool_resv_release(s, id, obj);
-		else if (obj->kind == CQPOOL_OBJ_WATCH)
-			cqpool_watch_release(s, id, obj);
-	}
+	/* Reservations and watches first: a pool goes only without them. */
+	xa_for_each(&s->objs, id, obj)
+		if (obj->kind != CQPOOL_OBJ_POOL)
+			cqpool_obj_release(s, id, obj);
 	xa_for_each(&s->objs, id, obj) {
 		WARN_ON(cqpool_destroy(obj->pool));
 		cqpool_obj_remove(s, id);
