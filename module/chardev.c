@@ -45,6 +45,11 @@ union cqpool_args {
 	struct cqpool_cq_get cq_get;
 	struct cqpool_events_watch events_watch;
 	struct cqpool_events_read events_read;
+	struct cqpool_list list;
+	struct cqpool_conn_create conn_create;
+	struct cqpool_traffic traffic;
+	struct cqpool_trigger trigger;
+	struct cqpool_bench bench;
 };
 
 static int cqpool_version(struct cqpool_session *s, void *arg)
@@ -88,6 +93,18 @@ static const struct cqpool_cmd cqpool_cmds[] = {
 		   cqpool_session_events_unwatch),
 	CQPOOL_CMD(CQPOOL_IOC_EVENTS_READ, struct cqpool_events_read, 0,
 		   cqpool_session_events_read),
+	CQPOOL_CMD(CQPOOL_IOC_LIST, struct cqpool_list, 0,
+		   cqpool_session_list),
+	CQPOOL_CMD(CQPOOL_IOC_CONN_CREATE, struct cqpool_conn_create, 0,
+		   cqpool_session_conn_create),
+	CQPOOL_CMD(CQPOOL_IOC_CONN_DESTROY, struct cqpool_destroy, 0,
+		   cqpool_session_conn_destroy),
+	CQPOOL_CMD(CQPOOL_IOC_TRAFFIC, struct cqpool_traffic, 0,
+		   cqpool_session_traffic),
+	CQPOOL_CMD(CQPOOL_IOC_TRIGGER, struct cqpool_trigger, 0,
+		   cqpool_session_trigger),
+	CQPOOL_CMD(CQPOOL_IOC_BENCH, struct cqpool_bench, 0,
+		   cqpool_bench_run),
 };
 
 /* Two commands are the same when only the size they encode differs. */

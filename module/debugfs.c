@@ -11,130 +11,116 @@
  */
 #include <linux/debugfs.h>
 #include <linux/seq_file.h>
-#include <linux/timekeeping.h>
 #include <linux/uaccess.h>
 
 #include "cqpool_internal.h"
+#include "report.h"
 
 static struct dentry *cqpool_debugfs_root;
 
+/* A report that prints to a seq_file. */
+struct cqpool_seq_report {
+	struct cqpool_report r;
+	struct seq_file *m;
+};
+
+static struct seq_file *cqpool_seq(struct cqpool_report *r)
+{
+	return container_of(r, struct cqpool_seq_report, r)->m;
+}
+
+static void cqpool_device_show(struct cqpool_report *r,
+			       const struct cqpool_device_info *d)
+{
+	seq_printf(cqpool_seq(r), "%-16s %8u %5u %10u %10u %10llu %10llu %10llu\n",
+		   d->name, d->num_comp_vectors, d->nvec, d->max_cqe,
+		   d->max_cq, d->events, d->delivered, d->masked);
+}
+
 static int cqpool_devices_show(struct seq_file *m, void *unused)
 {
-	struct cqpool_dev *cdev;
+	struct cqpool_seq_report sr = {
+		.r.device = cqpool_device_show,
+		.m = m,
+	};
 
 	seq_printf(m, "%-16s %8s %5s %10s %10s %10s %10s %10s\n", "device",
 		   "vectors", "nvec", "max_cqe", "max_cq", "events",
 		   "delivered", "masked");
-
-	cqpool_devices_lock();
-	list_for_each_entry(cdev, cqpool_devices_list(), node) {
-		const struct ib_device *ibdev = cdev->ibdev;
-
-		seq_printf(m, "%-16s %8d %5u %10d %10d %10lld %10lld %10lld\n",
-			   dev_name(&ibdev->dev), ibdev->num_comp_vectors,
-			   cdev->nvec, ibdev->attrs.max_cqe,
-			   ibdev->attrs.max_cq,
-			   atomic64_read(&cdev->ev_received),
-			   atomic64_read(&cdev->ev_delivered),
-			   atomic64_read(&cdev->ev_masked));
-	}
-	cqpool_devices_unlock();
+	cqpool_report(&sr.r);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(cqpool_devices);
 
-static void cqpool_pool_show(struct seq_file *m, struct cqpool *pool,
-			     const struct cqp_pool_stats *st)
+static void cqpool_pool_show(struct cqpool_report *r,
+			     const struct cqpool_pool_info *p)
 {
-	u64 now = ktime_get_ns();
-	struct cqpool_cq *ccq;
-
-	seq_printf(m, "pool %s device %s ctx %s %s flags 0x%x vectors %u cqs %llu cqes %llu reserved %llu users %llu\n",
-		   pool->name, dev_name(&pool->cdev->ibdev->dev),
-		   cqpool_poll_ctx_name(pool->poll_ctx),
-		   pool->owned ? "owned" : "shared", pool->flags,
-		   pool->cdev->nvec, st->cqs, st->cqes, st->reserved,
-		   st->users);
-	list_for_each_entry(ccq, &pool->cqs, node) {
-		const struct cqp_cq *l = &ccq->ledger;
-		u64 received, delivered;
-		unsigned long flags;
-
-		spin_lock_irqsave(&ccq->hooks_lock, flags);
-		received = ccq->ev_received;
-		delivered = ccq->ev_delivered;
-		spin_unlock_irqrestore(&ccq->hooks_lock, flags);
-		seq_printf(m, "  cq %llu vec %u size %u reserved %u users %u age_ms %llu idle_ms %llu events %llu delivered %llu\n",
-			   l->id, l->vec, l->size, l->reserved, l->users,
-			   (now - ccq->created) / NSEC_PER_MSEC,
-			   l->users ? 0 : (now - l->idle_since) / NSEC_PER_MSEC,
-			   received, delivered);
-	}
+	seq_printf(cqpool_seq(r), "pool %s device %s ctx %s %s flags 0x%x cqs %u cqes %llu reserved %llu users %llu\n",
+		   p->name, p->device, cqpool_poll_ctx_name(p->poll_ctx),
+		   p->flags & CQPOOL_POOL_INFO_OWNED ? "owned" : "shared",
+		   p->flags & (CQPOOL_POOL_NO_SHRINK | CQPOOL_POOL_NO_RESIZE),
+		   p->cqs, p->cqes, p->reserved_cqes, p->users);
 }
 
-/**
- * struct cqpool_totals - sums over every pool
- * @st: the pools' totals
- * @pools: pools
- * @broken: pools whose ledger fails its own invariant check
- */
-struct cqpool_totals {
-	struct cqp_pool_stats st;
-	u64 pools;
-	u64 broken;
-};
-
-/*
- * Walks every pool, adding it to @sum and, when @list is set, showing it
- * and its CQs.
- */
-static void cqpool_pools_walk(struct seq_file *m, bool list,
-			      struct cqpool_totals *sum)
+static void cqpool_cq_show(struct cqpool_report *r,
+			   const struct cqpool_cq_info *c)
 {
-	struct cqpool_dev *cdev;
-	struct cqpool *pool;
-
-	cqpool_devices_lock();
-	list_for_each_entry(cdev, cqpool_devices_list(), node) {
-		mutex_lock(&cdev->lock);
-		list_for_each_entry(pool, &cdev->pools, node) {
-			struct cqp_pool_stats st;
-
-			mutex_lock(&pool->lock);
-			cqp_pool_get_stats(pool->ledger, &st);
-			if (list)
-				cqpool_pool_show(m, pool, &st);
-			sum->broken += !!cqp_pool_check(pool->ledger);
-			mutex_unlock(&pool->lock);
-			sum->pools++;
-			sum->st.cqs += st.cqs;
-			sum->st.idle_cqs += st.idle_cqs;
-			sum->st.cqes += st.cqes;
-			sum->st.reserved += st.reserved;
-			sum->st.users += st.users;
-		}
-		mutex_unlock(&cdev->lock);
-	}
-	cqpool_devices_unlock();
+	seq_printf(cqpool_seq(r), "  cq %u vec %u size %u reserved %u users %u age_ms %llu idle_ms %llu events %llu delivered %llu\n",
+		   c->cq_id, c->vector, c->cqe, c->reserved_cqes, c->users,
+		   c->age_ms, c->idle_ms, c->events, c->delivered);
 }
 
 static int cqpool_pools_show(struct seq_file *m, void *unused)
 {
-	struct cqpool_totals sum = {};
+	struct cqpool_seq_report sr = {
+		.r.pool = cqpool_pool_show,
+		.r.cq = cqpool_cq_show,
+		.m = m,
+	};
 
-	cqpool_pools_walk(m, true, &sum);
+	cqpool_report(&sr.r);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(cqpool_pools);
 
+/**
+ * struct cqpool_totals - sums over every pool
+ * @r: the report that makes them
+ * @cqs: CQs
+ * @idle_cqs: CQs without users
+ * @cqes: their entries
+ * @reserved: entries reserved
+ * @users: reservations
+ * @pools: pools
+ * @broken: pools whose ledger fails its own invariant check
+ */
+struct cqpool_totals {
+	struct cqpool_report r;
+	u64 cqs, idle_cqs, cqes, reserved, users, pools, broken;
+};
+
+static void cqpool_pool_add(struct cqpool_report *r,
+			    const struct cqpool_pool_info *p)
+{
+	struct cqpool_totals *t = container_of(r, struct cqpool_totals, r);
+
+	t->cqs += p->cqs;
+	t->idle_cqs += p->idle_cqs;
+	t->cqes += p->cqes;
+	t->reserved += p->reserved_cqes;
+	t->users += p->users;
+	t->pools++;
+	t->broken += !!(p->flags & CQPOOL_POOL_INFO_BROKEN);
+}
+
 static int cqpool_totals_show(struct seq_file *m, void *unused)
 {
-	struct cqpool_totals sum = {};
+	struct cqpool_totals t = { .r.pool = cqpool_pool_add };
 
-	cqpool_pools_walk(m, false, &sum);
+	cqpool_report(&t.r);
 	seq_printf(m, "cqs %llu\nidle_cqs %llu\ncqes %llu\nreserved %llu\nusers %llu\npools %llu\nbroken_pools %llu\n",
-		   sum.st.cqs, sum.st.idle_cqs, sum.st.cqes, sum.st.reserved,
-		   sum.st.users, sum.pools, sum.broken);
+		   t.cqs, t.idle_cqs, t.cqes, t.reserved, t.users, t.pools,
+		   t.broken);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(cqpool_totals);

@@ -9,16 +9,20 @@
  */
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/uaccess.h>
 #include <linux/xarray.h>
 #include <uapi/linux/cqpool.h>
 
+#include "conn.h"
 #include "cqpool_internal.h"
+#include "report.h"
 #include "session.h"
 
 enum cqpool_obj_kind {
 	CQPOOL_OBJ_POOL,
 	CQPOOL_OBJ_RESV,
 	CQPOOL_OBJ_WATCH,
+	CQPOOL_OBJ_CONN,
 };
 
 /* Events delivered to a hook or a watch, by enum ib_event_type. */
@@ -30,14 +34,16 @@ struct cqpool_counts {
  * struct cqpool_obj - a pool, a reservation or a watch of a session
  * @kind: which
  * @pool: the pool (the pool reserved on, for a reservation)
- * @pool_id: for a reservation on an owned pool, that pool's id; else 0
+ * @pool_id: for a reservation or a connection on an owned pool, that
+ *	pool's id; else 0
  * @upstream: a reservation made with ib_cq_pool_get()
  * @cq: a reservation's CQ
  * @nr_cqe: a reservation's entries
- * @users: for a pool, the session's reservations on it
+ * @users: for a pool, the session's reservations and connections on it
  * @counts: for a watch or a reservation with a hook, what reached it
  * @hook: a reservation's hook, when it has @counts
  * @handler: a watch's device event handler
+ * @conn: a connection
  */
 struct cqpool_obj {
 	enum cqpool_obj_kind kind;
@@ -50,6 +56,7 @@ struct cqpool_obj {
 	struct cqpool_counts *counts;
 	struct cqpool_hook hook;
 	struct cqpool_event_handler handler;
+	struct cqpool_conn *conn;
 };
 
 static void cqpool_count(struct cqpool_counts *c, enum ib_event_type type)
@@ -78,11 +85,15 @@ static void cqpool_obj_handler(struct cqpool_event_handler *h,
  * @lock: serialises the session's commands
  * @objs: struct cqpool_obj by id, from 1; under @lock
  * @count: entries in @objs; under @lock
+ * @bytes: traffic buffers of its connections; under @lock
+ * @run: the traffic run of CQPOOL_IOC_TRAFFIC; under @lock
  */
 struct cqpool_session {
 	struct mutex lock;		/* serialises the session's commands */
 	struct xarray objs;
 	unsigned int count;
+	u64 bytes;
+	struct cqpool_run run;
 };
 
 struct cqpool_session *cqpool_session_create(void)
@@ -93,6 +104,7 @@ struct cqpool_session *cqpool_session_create(void)
 		return NULL;
 	mutex_init(&s->lock);
 	xa_init_flags(&s->objs, XA_FLAGS_ALLOC1);
+	init_completion(&s->run.done);
 	return s;
 }
 
@@ -398,17 +410,36 @@ static void cqpool_watch_release(struct cqpool_session *s, u32 id,
 	cqpool_obj_remove(s, id);
 }
 
-/* Releases a reservation or a watch and removes it; under the lock. */
+/* Disconnects a connection and removes it; under the session's lock. */
+static void cqpool_conn_release(struct cqpool_session *s, u32 id,
+				struct cqpool_obj *obj)
+{
+	if (obj->pool_id)
+		cqpool_obj_find(s, obj->pool_id, CQPOOL_OBJ_POOL)->users--;
+	s->bytes -= 2 * (u64)obj->conn->buf_size;
+	cqpool_conn_destroy(obj->conn);
+	cqpool_obj_remove(s, id);
+}
+
+/*
+ * Releases a reservation, a watch or a connection and removes it; under
+ * the lock.
+ */
 static void cqpool_obj_release(struct cqpool_session *s, u32 id,
 			       struct cqpool_obj *obj)
 {
 	if (obj->kind == CQPOOL_OBJ_RESV)
 		cqpool_resv_release(s, id, obj);
-	else
+	else if (obj->kind == CQPOOL_OBJ_WATCH)
 		cqpool_watch_release(s, id, obj);
+	else
+		cqpool_conn_release(s, id, obj);
 }
 
-/* CQ_PUT and EVENTS_UNWATCH: release object @id if it is a @kind. */
+/*
+ * CQ_PUT, EVENTS_UNWATCH and CONN_DESTROY: release object @id if it is
+ * a @kind.
+ */
 static int cqpool_session_release(struct cqpool_session *s, u32 id,
 				  enum cqpool_obj_kind kind)
 {
@@ -437,6 +468,12 @@ int cqpool_session_events_unwatch(struct cqpool_session *s, void *arg)
 				      CQPOOL_OBJ_WATCH);
 }
 
+int cqpool_session_conn_destroy(struct cqpool_session *s, void *arg)
+{
+	return cqpool_session_release(s, ((struct cqpool_destroy *)arg)->id,
+				      CQPOOL_OBJ_CONN);
+}
+
 int cqpool_session_events_read(struct cqpool_session *s, void *arg)
 {
 	struct cqpool_events_read *a = arg;
@@ -458,13 +495,238 @@ int cqpool_session_events_read(struct cqpool_session *s, void *arg)
 	return ret;
 }
 
+int cqpool_session_conn_create(struct cqpool_session *s, void *arg)
+{
+	struct cqpool_conn_create *a = arg;
+	struct cqpool_obj *obj, *owner = NULL;
+	u64 bytes = 2 * (u64)(a->msg_size ?: 4096);
+	int ret;
+
+	obj = kzalloc(sizeof(*obj), GFP_KERNEL);
+	if (!obj)
+		return -ENOMEM;
+	obj->kind = CQPOOL_OBJ_CONN;
+
+	/* Held across the connect, which is slow but never waits on us. */
+	mutex_lock(&s->lock);
+	ret = -ENOSPC;
+	if (s->count >= CQPOOL_MAX_FD_OBJECTS ||
+	    s->bytes + bytes > CQPOOL_MAX_FD_BYTES)
+		goto out_unlock;
+	if (a->pool_id) {
+		ret = -ENOENT;
+		owner = cqpool_obj_find(s, a->pool_id, CQPOOL_OBJ_POOL);
+		if (!owner)
+			goto out_unlock;
+	}
+	obj->conn = cqpool_conn_create(a, owner ? owner->pool : NULL);
+	if (IS_ERR(obj->conn)) {
+		ret = PTR_ERR(obj->conn);
+		goto out_unlock;
+	}
+	ret = cqpool_obj_add(s, obj, &a->id);
+	if (ret) {
+		cqpool_conn_destroy(obj->conn);
+		goto out_unlock;
+	}
+	if (owner) {
+		owner->users++;
+		obj->pool_id = a->pool_id;
+	}
+	s->bytes += bytes;
+	a->client_qpn = obj->conn->client.id->qp->qp_num;
+	a->server_qpn = obj->conn->server.id->qp->qp_num;
+	a->setup_ns = obj->conn->setup_ns;
+	mutex_unlock(&s->lock);
+	return 0;
+
+out_unlock:
+	mutex_unlock(&s->lock);
+	kfree(obj);
+	return ret;
+}
+
+/**
+ * struct cqpool_lister - CQPOOL_IOC_LIST's report: entries into a buffer
+ * @r: the report
+ * @what: enum cqpool_list_what
+ * @buf: room for @room entries of the kernel's size
+ * @room: entries @buf holds
+ * @count: entries there are
+ */
+struct cqpool_lister {
+	struct cqpool_report r;
+	u32 what;
+	void *buf;
+	u32 room;
+	u32 count;
+};
+
+static void cqpool_list_add(struct cqpool_report *r, const void *info,
+			    size_t size)
+{
+	struct cqpool_lister *l = container_of(r, struct cqpool_lister, r);
+
+	if (l->count < l->room)
+		memcpy(l->buf + (size_t)l->count * size, info, size);
+	l->count++;
+}
+
+static void cqpool_list_device(struct cqpool_report *r,
+			       const struct cqpool_device_info *info)
+{
+	cqpool_list_add(r, info, sizeof(*info));
+}
+
+static void cqpool_list_pool(struct cqpool_report *r,
+			     const struct cqpool_pool_info *info)
+{
+	cqpool_list_add(r, info, sizeof(*info));
+}
+
+static void cqpool_list_cq(struct cqpool_report *r,
+			   const struct cqpool_cq_info *info)
+{
+	cqpool_list_add(r, info, sizeof(*info));
+}
+
+static void cqpool_list_conns(struct cqpool_session *s,
+			      struct cqpool_lister *l)
+{
+	struct cqpool_conn_info info;
+	struct cqpool_obj *obj;
+	unsigned long id;
+
+	mutex_lock(&s->lock);
+	xa_for_each(&s->objs, id, obj) {
+		if (obj->kind != CQPOOL_OBJ_CONN)
+			continue;
+		memset(&info, 0, sizeof(info));
+		cqpool_conn_info(obj->conn, &info);
+		info.id = id;
+		cqpool_list_add(&l->r, &info, sizeof(info));
+	}
+	mutex_unlock(&s->lock);
+}
+
+/* Copies @n entries of @ksize bytes out as entries of @usize bytes. */
+static int cqpool_list_copy(void __user *dst, const void *src, u32 n,
+			    size_t ksize, size_t usize)
+{
+	u32 i;
+
+	for (i = 0; i < n; i++, dst += usize, src += ksize) {
+		if (copy_to_user(dst, src, min(ksize, usize)))
+			return -EFAULT;
+		if (usize > ksize && clear_user(dst + ksize, usize - ksize))
+			return -EFAULT;
+	}
+	return 0;
+}
+
+int cqpool_session_list(struct cqpool_session *s, void *arg)
+{
+	static const size_t sizes[] = {
+		[CQPOOL_LIST_DEVICES] = sizeof(struct cqpool_device_info),
+		[CQPOOL_LIST_POOLS] = sizeof(struct cqpool_pool_info),
+		[CQPOOL_LIST_CQS] = sizeof(struct cqpool_cq_info),
+		[CQPOOL_LIST_CONNS] = sizeof(struct cqpool_conn_info),
+	};
+	struct cqpool_list *a = arg;
+	struct cqpool_lister l = { .what = a->what };
+	size_t ksize;
+	int ret;
+
+	if (a->what >= ARRAY_SIZE(sizes) || a->pad ||
+	    a->entry_size < sizes[a->what] || a->entry_size > PAGE_SIZE ||
+	    a->count > CQPOOL_MAX_LIST)
+		return -EINVAL;
+	ksize = sizes[a->what];
+	l.room = a->count;
+	if (l.room) {
+		l.buf = kvcalloc(l.room, ksize, GFP_KERNEL);
+		if (!l.buf)
+			return -ENOMEM;
+	}
+	if (a->what == CQPOOL_LIST_DEVICES)
+		l.r.device = cqpool_list_device;
+	else if (a->what == CQPOOL_LIST_POOLS)
+		l.r.pool = cqpool_list_pool;
+	else if (a->what == CQPOOL_LIST_CQS)
+		l.r.cq = cqpool_list_cq;
+	if (a->what == CQPOOL_LIST_CONNS)
+		cqpool_list_conns(s, &l);
+	else
+		cqpool_report(&l.r);
+
+	ret = cqpool_list_copy(u64_to_user_ptr(a->entries), l.buf,
+			       min(l.count, l.room), ksize, a->entry_size);
+	kvfree(l.buf);
+	a->count = l.count;
+	return ret;
+}
+
+int cqpool_session_traffic(struct cqpool_session *s, void *arg)
+{
+	struct cqpool_traffic *a = arg;
+	struct cqpool_conn **conns;
+	struct cqpool_obj *obj;
+	unsigned int n = 0;
+	unsigned long id;
+	int ret;
+
+	mutex_lock(&s->lock);
+	conns = kvcalloc(s->count ?: 1, sizeof(*conns), GFP_KERNEL);
+	if (!conns) {
+		mutex_unlock(&s->lock);
+		return -ENOMEM;
+	}
+	if (a->conn_id) {
+		obj = cqpool_obj_find(s, a->conn_id, CQPOOL_OBJ_CONN);
+		if (obj)
+			conns[n++] = obj->conn;
+	} else {
+		xa_for_each(&s->objs, id, obj)
+			if (obj->kind == CQPOOL_OBJ_CONN &&
+			    !test_bit(CQPOOL_CONN_BROKEN, &obj->conn->flags))
+				conns[n++] = obj->conn;
+	}
+	ret = n ? cqpool_traffic_run(&s->run, conns, n, a) : -ENOENT;
+	mutex_unlock(&s->lock);
+	kvfree(conns);
+	return ret;
+}
+
+int cqpool_session_trigger(struct cqpool_session *s, void *arg)
+{
+	struct cqpool_trigger *a = arg;
+	char device[CQPOOL_NAME_LEN];
+	struct cqpool_obj *obj;
+	int ret = -ENOENT;
+
+	if (a->kind == CQPOOL_TRIGGER_DEVICE_FATAL) {
+		if (a->conn_id || cqpool_name(device, a->device))
+			return -EINVAL;
+		return cqpool_inject_event(device, IB_EVENT_DEVICE_FATAL);
+	}
+	if (a->kind > CQPOOL_TRIGGER_DEVICE_FATAL ||
+	    memchr_inv(a->device, 0, sizeof(a->device)))
+		return -EINVAL;
+	mutex_lock(&s->lock);
+	obj = cqpool_obj_find(s, a->conn_id, CQPOOL_OBJ_CONN);
+	if (obj)
+		ret = cqpool_conn_trigger(obj->conn, a->kind);
+	mutex_unlock(&s->lock);
+	return ret;
+}
+
 void cqpool_session_destroy(struct cqpool_session *s)
 {
 	struct cqpool_obj *obj;
 	unsigned long id;
 
 	mutex_lock(&s->lock);
-	/* Reservations and watches first: a pool goes only without them. */
+	/* Everything else first: a pool goes only without its users. */
 	xa_for_each(&s->objs, id, obj)
 		if (obj->kind != CQPOOL_OBJ_POOL)
 			cqpool_obj_release(s, id, obj);

@@ -18,5 +18,11 @@ int cqpool_session_cq_put(struct cqpool_session *s, void *arg);
 int cqpool_session_events_watch(struct cqpool_session *s, void *arg);
 int cqpool_session_events_unwatch(struct cqpool_session *s, void *arg);
 int cqpool_session_events_read(struct cqpool_session *s, void *arg);
+int cqpool_session_list(struct cqpool_session *s, void *arg);
+int cqpool_session_conn_create(struct cqpool_session *s, void *arg);
+int cqpool_session_conn_destroy(struct cqpool_session *s, void *arg);
+int cqpool_session_traffic(struct cqpool_session *s, void *arg);
+int cqpool_session_trigger(struct cqpool_session *s, void *arg);
+int cqpool_bench_run(struct cqpool_session *s, void *arg);
 
 #endif /* CQPOOL_SESSION_H */

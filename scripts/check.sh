@@ -182,6 +182,7 @@ payload() {
 	mkdir -p "$dir/selftests"
 	cp "$2"/*.ko "$dir/" &&
 		cp vm/payload-tests.sh "$dir/run.sh" &&
+		cp "$out/userspace/cqpoolctl" "$dir/" &&
 		cp build/selftests/* "$dir/selftests/"
 }
 
@@ -208,6 +209,13 @@ make -C userspace OUT="$out/userspace" test >"$out/userspace.log" 2>&1
 read -r p f <<<"$(gtest_counts "$out/userspace.log")"
 [ "$p$f" != 00 ] || f=1
 record userspace:gtest "$p" "$f" "$out/userspace.log"
+
+make -C userspace OUT="$out/userspace" cqpoolctl-test \
+	>"$out/cqpoolctl-test.log" 2>&1
+read -r p f <<<"$(gtest_counts "$out/cqpoolctl-test.log")"
+[ "$p$f" != 00 ] || f=1
+record userspace:cqpoolctl-gtest "$p" "$f" "$out/cqpoolctl-test.log"
+step build:cqpoolctl make -C userspace OUT="$out/userspace" cqpoolctl
 
 step userspace:fuzz make -C userspace OUT="$out/userspace" FUZZ_TIME=30 \
 	fuzz-run

@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # demo.sh - boot the stock Debian kernel in QEMU with soft-RoCE, load
-# cqpool, show what it sees and compare its memory use with upstream's
-# pool on the same reservations.
+# cqpool, show what it sees, run a storage-like workload with CQs from
+# cqpool, from upstream's pool and one per QP, and compare memory use
+# with upstream's pool on the same reservations.
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -12,12 +13,14 @@ ver=$(vm/run.sh --print-stock-version)
 payload=$top/build/payload-demo
 
 scripts/kbuild.sh stock "/usr/src/linux-headers-$ver" -s
+make -s -C userspace cqpoolctl
 make -s -C selftests KSFT_DIR="$(vm/kernel.sh source)/tools/testing/selftests" \
 	OUT="$top/build/selftests"
 
 rm -rf "$payload"
 mkdir -p "$payload"
-cp build/kbuild-stock/cqpool.ko build/selftests/workload_test "$payload/"
+cp build/kbuild-stock/cqpool.ko build/selftests/workload_test \
+	build/userspace/cqpoolctl "$payload/"
 cp vm/payload-demo.sh "$payload/run.sh"
 
 echo "Booting $ver in QEMU (TCG) with soft-RoCE; this takes a minute."

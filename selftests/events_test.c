@@ -23,7 +23,6 @@
 #include "lib.h"
 
 #define INJECT		"/sys/kernel/debug/cqpool/inject"
-#define INJECTION	"/sys/module/cqpool/parameters/event_injection"
 #define BIT(e)		(1ULL << (e))
 
 static int watch(int fd, const char *device, __u64 mask)

@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <linux/capability.h>
 #include <linux/cqpool.h>
+#include <stddef.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
@@ -131,6 +132,85 @@ TEST_F(dev, unmapped_argument_is_efault)
 	EXPECT_EQ(-1, ioctl(self->fd, CQPOOL_IOC_VERSION, NULL));
 	EXPECT_EQ(EFAULT, errno);
 	munmap(page, 4096);
+}
+
+/* Every command, with its struct's size and where its reserved words are. */
+#define CMD(nr, type) { nr, #type, sizeof(struct type), \
+			offsetof(struct type, reserved) }
+static const struct {
+	unsigned int nr;
+	const char *type;
+	unsigned int size;
+	unsigned int reserved;
+} cmds[] = {
+	CMD(0x00, cqpool_version),
+	CMD(0x01, cqpool_pool_create),
+	CMD(0x02, cqpool_destroy),
+	CMD(0x03, cqpool_cq_get),
+	CMD(0x04, cqpool_destroy),
+	CMD(0x05, cqpool_events_watch),
+	CMD(0x06, cqpool_destroy),
+	CMD(0x07, cqpool_events_read),
+	CMD(0x08, cqpool_list),
+	CMD(0x09, cqpool_conn_create),
+	CMD(0x0a, cqpool_destroy),
+	CMD(0x0b, cqpool_traffic),
+	CMD(0x0c, cqpool_trigger),
+	CMD(0x0d, cqpool_bench),
+};
+
+/* ioctl of command @i with a @size-byte argument @arg: errno, or 0. */
+static int try_cmd(int fd, unsigned int i, unsigned int size, void *arg)
+{
+	unsigned long cmd = _IOC(_IOC_READ | _IOC_WRITE, CQPOOL_IOC_MAGIC,
+				 cmds[i].nr, size);
+
+	if (arg)
+		memcpy(arg, &size, sizeof(size));
+	return ioctl(fd, cmd, arg) ? errno : 0;
+}
+
+/*
+ * The checks every command shares, before it does anything: each bad
+ * argument gets its errno, whatever else the argument says.
+ */
+TEST_F(dev, every_command_refuses_malformed_arguments)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(cmds); i++) {
+		unsigned int size = cmds[i].size;
+		__u8 arg[1024] = {};
+
+		EXPECT_EQ(EINVAL, try_cmd(self->fd, i, 8, arg))
+			TH_LOG("%s below its first size", cmds[i].type);
+		memset(arg, 0, sizeof(arg));
+		arg[size] = 1;
+		EXPECT_EQ(E2BIG, try_cmd(self->fd, i, size + 8, arg))
+			TH_LOG("%s with an unknown tail", cmds[i].type);
+		memset(arg, 0, sizeof(arg));
+		arg[7] = 0x80;	/* flags bit 31 */
+		EXPECT_EQ(EINVAL, try_cmd(self->fd, i, size, arg))
+			TH_LOG("%s with an unknown flag", cmds[i].type);
+		memset(arg, 0, sizeof(arg));
+		arg[size - 1] = 1;	/* the last reserved byte */
+		EXPECT_EQ(EINVAL, try_cmd(self->fd, i, size, arg))
+			TH_LOG("%s with a reserved byte set", cmds[i].type);
+		memset(arg, 0, sizeof(arg));
+		arg[cmds[i].reserved] = 1;	/* the first */
+		EXPECT_EQ(EINVAL, try_cmd(self->fd, i, size, arg))
+			TH_LOG("%s with a reserved byte set", cmds[i].type);
+		memset(arg, 0, sizeof(arg));
+		memcpy(arg, &size, sizeof(size));
+		size += 8;
+		EXPECT_EQ(EINVAL, ioctl(self->fd, _IOC(_IOC_READ | _IOC_WRITE,
+						       CQPOOL_IOC_MAGIC,
+						       cmds[i].nr, size),
+					arg) ? errno : 0)
+			TH_LOG("%s whose size field disagrees", cmds[i].type);
+		EXPECT_EQ(EFAULT, try_cmd(self->fd, i, cmds[i].size, NULL))
+			TH_LOG("%s at NULL", cmds[i].type);
+	}
 }
 
 /* Runs @fn in a child and returns the errno its open() of the device got. */

@@ -188,3 +188,17 @@ int rxe_delete_finish(pid_t pid)
 		return -1;
 	return wait_device_listed("rxe0", 1);
 }
+
+void conn_attr(struct cqpool_conn_create *c, const char *dev,
+	       unsigned int mode)
+{
+	memset(c, 0, sizeof(*c));
+	c->size = sizeof(*c);
+	strncpy(c->device, dev, sizeof(c->device) - 1);
+	c->cq_mode = mode;
+	c->poll_ctx = CQPOOL_POLL_SOFTIRQ;
+	c->send_depth = 16;
+	c->recv_depth = 16;
+	c->vector_hint = -1;
+	c->msg_size = 4096;
+}

@@ -12,6 +12,7 @@
 #define TOTALS		"/sys/kernel/debug/cqpool/totals"
 #define DEVICES		"/sys/kernel/debug/cqpool/devices"
 #define IDLE_TIMEOUT	"/sys/module/cqpool/parameters/idle_timeout_ms"
+#define INJECTION	"/sys/module/cqpool/parameters/event_injection"
 
 struct totals {
 	unsigned long long cqs, idle_cqs, cqes, reserved, users, pools, broken;
@@ -55,5 +56,11 @@ pid_t rxe_delete_start(void);
 int rxe_delete_finish(pid_t pid);
 /* Attributes of an owned pool on rxe0. */
 void pool_attr(struct cqpool_pool_create *c);
+/*
+ * Attributes of a connection looped back on @dev with CQs of @mode:
+ * depth 16 both ways, 4096-byte messages.
+ */
+void conn_attr(struct cqpool_conn_create *c, const char *dev,
+	       unsigned int mode);
 
 #endif

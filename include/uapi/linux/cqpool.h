@@ -17,8 +17,10 @@
  * Errors: ENOTTY unknown command; EINVAL bad size, flag, reserved field or
  * value; E2BIG a larger struct with a non-zero tail; EFAULT bad pointer;
  * ENODEV no such RDMA device; ENOENT no such id on this file descriptor;
- * EBUSY a pool with reservations; ENOSPC CQPOOL_MAX_FD_OBJECTS reached or
- * the pool at its CQ limit.
+ * EBUSY a pool with reservations, or upstream's pool taken over by cqpool;
+ * ENOSPC CQPOOL_MAX_FD_OBJECTS or CQPOOL_MAX_FD_BYTES reached, or the pool
+ * at its CQ limit; ENOTCONN a broken connection; ETIMEDOUT traffic that
+ * did not complete; EOPNOTSUPP a trigger the device has no way to raise.
  */
 #ifndef _UAPI_LINUX_CQPOOL_H
 #define _UAPI_LINUX_CQPOOL_H
@@ -214,8 +216,380 @@ struct cqpool_events_read {
 	__u32 reserved[4];
 };
 
-/* Most pools, reservations and watches one file descriptor may hold. */
+/*
+ * Most pools, reservations, watches and connections one file descriptor
+ * may hold, and most bytes of traffic buffers it may pin.
+ */
 #define CQPOOL_MAX_FD_OBJECTS	4096
+#define CQPOOL_MAX_FD_BYTES	(64U << 20)
+
+/* What CQPOOL_IOC_LIST lists, and the struct of each entry. */
+enum cqpool_list_what {
+	CQPOOL_LIST_DEVICES = 0,	/* struct cqpool_device_info */
+	CQPOOL_LIST_POOLS = 1,		/* struct cqpool_pool_info */
+	CQPOOL_LIST_CQS = 2,		/* struct cqpool_cq_info */
+	CQPOOL_LIST_CONNS = 3,		/* struct cqpool_conn_info, this fd's */
+};
+
+/**
+ * struct cqpool_list - argument of CQPOOL_IOC_LIST
+ * @size: in: sizeof(struct cqpool_list)
+ * @flags: in: must be zero
+ * @what: in: enum cqpool_list_what
+ * @entry_size: in: sizeof() of the entry struct the caller was built
+ *	with; at least its first version.  The kernel writes that many
+ *	bytes per entry, zero past what it knows.
+ * @count: in: entries @entries has room for (0 to just count them);
+ *	out: entries there are, which may be more than were written
+ * @pad: must be zero
+ * @entries: in: user pointer to @count entries of @entry_size bytes
+ * @reserved: must be zero
+ */
+struct cqpool_list {
+	__u32 size;
+	__u32 flags;
+	__u32 what;
+	__u32 entry_size;
+	__u32 count;
+	__u32 pad;
+	__aligned_u64 entries;
+	__u32 reserved[4];
+};
+
+/* Most entries one CQPOOL_IOC_LIST writes. */
+#define CQPOOL_MAX_LIST		65536
+
+/**
+ * struct cqpool_device_info - an RDMA device cqpool serves
+ * @name: its name
+ * @num_comp_vectors: the device's completion vectors
+ * @nvec: the vectors cqpool spreads CQs over (at most the online CPUs)
+ * @max_cqe: largest CQ the device allows
+ * @max_cq: most CQs the device allows
+ * @pools: cqpool's pools on it
+ * @cqs: their CQs
+ * @cqes: entries of those CQs
+ * @reserved_cqes: entries reserved on them
+ * @users: reservations
+ * @events: unaffiliated events seen
+ * @delivered: calls of device event handlers
+ * @masked: events a handler's mask kept from it
+ * @upstream_cqs: CQs in the kernel's own pools (ib_cq_pool_get()) of the
+ *	device, for comparison
+ * @upstream_cqes: their entries
+ * @upstream_used: entries reserved on them
+ */
+struct cqpool_device_info {
+	char name[CQPOOL_NAME_LEN];
+	__u32 num_comp_vectors;
+	__u32 nvec;
+	__u32 max_cqe;
+	__u32 max_cq;
+	__u32 pools;
+	__u32 cqs;
+	__u64 cqes;
+	__u64 reserved_cqes;
+	__u64 users;
+	__u64 events;
+	__u64 delivered;
+	__u64 masked;
+	__u64 upstream_cqs;
+	__u64 upstream_cqes;
+	__u64 upstream_used;
+};
+
+/* struct cqpool_pool_info flags, beyond CQPOOL_POOL_* */
+#define CQPOOL_POOL_INFO_OWNED	(1U << 16)	/* made by cqpool_create() */
+#define CQPOOL_POOL_INFO_BROKEN	(1U << 17)	/* ledger check failed */
+
+/**
+ * struct cqpool_pool_info - a pool
+ * @device: its RDMA device
+ * @name: its name
+ * @poll_ctx: enum cqpool_poll_ctx
+ * @flags: CQPOOL_POOL_* and CQPOOL_POOL_INFO_*
+ * @cqs: its CQs
+ * @idle_cqs: those without users
+ * @cqes: their entries
+ * @reserved_cqes: entries reserved
+ * @users: reservations
+ */
+struct cqpool_pool_info {
+	char device[CQPOOL_NAME_LEN];
+	char name[CQPOOL_NAME_LEN];
+	__u32 poll_ctx;
+	__u32 flags;
+	__u32 cqs;
+	__u32 idle_cqs;
+	__u64 cqes;
+	__u64 reserved_cqes;
+	__u64 users;
+};
+
+/**
+ * struct cqpool_cq_info - a CQ of a pool
+ * @device: its RDMA device
+ * @pool: its pool's name
+ * @cq_id: its resource id (`rdma res show cq` cqn)
+ * @vector: its completion vector
+ * @cqe: its real size
+ * @reserved_cqes: entries reserved on it
+ * @users: reservations on it
+ * @pad: zero
+ * @age_ms: since it was allocated
+ * @idle_ms: since its last user left; 0 while it has users
+ * @events: its async events
+ * @delivered: calls of its hooks
+ */
+struct cqpool_cq_info {
+	char device[CQPOOL_NAME_LEN];
+	char pool[CQPOOL_NAME_LEN];
+	__u32 cq_id;
+	__u32 vector;
+	__u32 cqe;
+	__u32 reserved_cqes;
+	__u32 users;
+	__u32 pad;
+	__u64 age_ms;
+	__u64 idle_ms;
+	__u64 events;
+	__u64 delivered;
+};
+
+/* Where the CQs of a connection's QPs come from. */
+enum cqpool_cq_mode {
+	CQPOOL_CQ_POOL = 0,	/* cqpool: an owned pool, or the shared one */
+	CQPOOL_CQ_UPSTREAM = 1,	/* the kernel's ib_cq_pool_get() */
+	CQPOOL_CQ_PER_QP = 2,	/* one ib_alloc_cq() per QP */
+};
+
+/* Largest queue depth and message of a connection. */
+#define CQPOOL_MAX_DEPTH	4096
+#define CQPOOL_MAX_MSG		(1U << 20)
+
+/**
+ * struct cqpool_conn_create - argument of CQPOOL_IOC_CONN_CREATE
+ * @size: in: sizeof(struct cqpool_conn_create)
+ * @flags: in: must be zero
+ * @device: in: the client's RDMA device
+ * @peer: in: the server's RDMA device; "" for @device itself (looped back)
+ * @cq_mode: in: enum cqpool_cq_mode
+ * @pool_id: in: with CQPOOL_CQ_POOL and no @peer, an owned pool of this
+ *	file descriptor; 0 for the device's shared pool of @poll_ctx
+ * @poll_ctx: in: enum cqpool_poll_ctx
+ * @nr_cqe: in: CQ entries each QP reserves (one CQ for both directions,
+ *	as ULPs do); 0 for @send_depth + @recv_depth
+ * @send_depth: in: send queue depth of each QP (1..CQPOOL_MAX_DEPTH)
+ * @recv_depth: in: receive queue depth of each QP (1..CQPOOL_MAX_DEPTH)
+ * @vector_hint: in: completion vector; -1 for the pool's choice
+ * @id: out: the connection, for this file descriptor
+ * @client_qpn: out: the client QP's number
+ * @server_qpn: out: the server QP's number
+ * @msg_size: in: largest message its traffic may carry
+ *	(1..CQPOOL_MAX_MSG; 0 for 4096); each end keeps a buffer of it,
+ *	counted against CQPOOL_MAX_FD_BYTES
+ * @pad: must be zero
+ * @setup_ns: out: time from the first verb to both ends ESTABLISHED
+ * @reserved: must be zero
+ *
+ * A connection is an RC QP pair joined through the RDMA CM on the IPv4
+ * addresses of the devices' netdevs.
+ */
+struct cqpool_conn_create {
+	__u32 size;
+	__u32 flags;
+	char device[CQPOOL_NAME_LEN];
+	char peer[CQPOOL_NAME_LEN];
+	__u32 cq_mode;
+	__u32 pool_id;
+	__u32 poll_ctx;
+	__u32 nr_cqe;
+	__u32 send_depth;
+	__u32 recv_depth;
+	__s32 vector_hint;
+	__u32 id;
+	__u32 client_qpn;
+	__u32 server_qpn;
+	__u32 msg_size;
+	__u32 pad;
+	__aligned_u64 setup_ns;
+	__u32 reserved[4];
+};
+
+/**
+ * struct cqpool_conn_info - a connection of this file descriptor
+ * @id: its id
+ * @cq_mode: enum cqpool_cq_mode
+ * @client_qpn: the client QP
+ * @server_qpn: the server QP
+ * @client_cq_id: the client QP's CQ (`rdma res show cq` cqn)
+ * @server_cq_id: the server QP's CQ
+ * @client_cqe: the real size of @client_cq_id
+ * @server_cqe: the real size of @server_cq_id
+ * @nr_cqe: entries each QP reserved
+ * @broken: 1 once a trigger or an error completion left it unusable
+ * @completions: successful completions on both QPs, over all runs
+ * @errors: completions with an error status
+ * @qp_events: async events of its QPs
+ * @cq_events: async events of its CQs, as their hooks heard them
+ *	(cqpool's CQs only: the others have no hooks)
+ * @setup_ns: as CQPOOL_IOC_CONN_CREATE returned it
+ * @first_error: status (enum ib_wc_status) of its first error
+ *	completion; 0 if none
+ * @pad: zero
+ */
+struct cqpool_conn_info {
+	__u32 id;
+	__u32 cq_mode;
+	__u32 client_qpn;
+	__u32 server_qpn;
+	__u32 client_cq_id;
+	__u32 server_cq_id;
+	__u32 client_cqe;
+	__u32 server_cqe;
+	__u32 nr_cqe;
+	__u32 broken;
+	__u64 completions;
+	__u64 errors;
+	__u64 qp_events;
+	__u64 cq_events;
+	__u64 setup_ns;
+	__u32 first_error;
+	__u32 pad;
+};
+
+/* Operations of CQPOOL_IOC_TRAFFIC. */
+enum cqpool_traffic_op {
+	CQPOOL_OP_SEND = 0,	/* SEND from the client, RECV at the server */
+	CQPOOL_OP_WRITE = 1,	/* RDMA WRITE from the client */
+};
+
+/**
+ * struct cqpool_traffic - argument of CQPOOL_IOC_TRAFFIC
+ * @size: in: sizeof(struct cqpool_traffic)
+ * @flags: in: must be zero
+ * @conn_id: in: a connection; 0 for every usable one of this fd
+ * @op: in: enum cqpool_traffic_op
+ * @msg_size: in: bytes per message (1..the connections' msg_size)
+ * @depth: in: work requests in flight per connection, at most its
+ *	send and receive depths
+ * @count: in: messages per connection; 0 to run for @duration_ms
+ * @duration_ms: in: with @count 0, how long (1..600000)
+ * @conns: out: connections that ran
+ * @completions: out: successful completions, both ends
+ * @bytes: out: bytes the client's completed work requests carried
+ * @errors: out: completions with an error status
+ * @elapsed_ns: out: from the first post to the last completion
+ * @reserved: must be zero
+ *
+ * Completions are ib_cqe callbacks in the CQs' poll context; the call
+ * returns when every connection finished, or ETIMEDOUT 10 s after it
+ * should have (its connections are then broken).
+ */
+struct cqpool_traffic {
+	__u32 size;
+	__u32 flags;
+	__u32 conn_id;
+	__u32 op;
+	__u32 msg_size;
+	__u32 depth;
+	__aligned_u64 count;
+	__u32 duration_ms;
+	__u32 conns;
+	__u64 completions;
+	__u64 bytes;
+	__u64 errors;
+	__u64 elapsed_ns;
+	__u32 reserved[4];
+};
+
+/* Events CQPOOL_IOC_TRIGGER raises. */
+enum cqpool_trigger_kind {
+	/* Move the client QP to SQD: SQ_DRAINED to its handler (rxe). */
+	CQPOOL_TRIGGER_SQ_DRAIN = 0,
+	/*
+	 * An RDMA WRITE with an rkey of another PD: QP_ACCESS_ERR at the
+	 * server (siw), or a remote access error completion (rxe).
+	 */
+	CQPOOL_TRIGGER_BAD_RKEY = 1,
+	/* DEVICE_FATAL on @device, only with event_injection=1. */
+	CQPOOL_TRIGGER_DEVICE_FATAL = 2,
+};
+
+/**
+ * struct cqpool_trigger - argument of CQPOOL_IOC_TRIGGER
+ * @size: in: sizeof(struct cqpool_trigger)
+ * @flags: in: must be zero
+ * @kind: in: enum cqpool_trigger_kind
+ * @conn_id: in: the connection (SQ_DRAIN, BAD_RKEY); it is broken after
+ * @device: in: the device (DEVICE_FATAL)
+ * @reserved: must be zero
+ *
+ * Port and GID events have real triggers outside cqpool: `ip link set
+ * dev ... down/up` and `ip addr add`.
+ */
+struct cqpool_trigger {
+	__u32 size;
+	__u32 flags;
+	__u32 kind;
+	__u32 conn_id;
+	char device[CQPOOL_NAME_LEN];
+	__u32 reserved[4];
+};
+
+/* In-kernel micro-benchmarks. */
+enum cqpool_bench_kind {
+	/*
+	 * @iterations get and put of @nr_cqe on a pool where @prefill CQs
+	 * per vector are already full but for the last one.
+	 */
+	CQPOOL_BENCH_GET_PUT = 0,
+	/* The same, but the room is in the oldest CQ of each vector. */
+	CQPOOL_BENCH_CHURN = 1,
+	/* @iterations reservations of @nr_cqe, then all released. */
+	CQPOOL_BENCH_STORM = 2,
+};
+
+/**
+ * struct cqpool_bench - argument of CQPOOL_IOC_BENCH
+ * @size: in: sizeof(struct cqpool_bench)
+ * @flags: in: must be zero
+ * @kind: in: enum cqpool_bench_kind
+ * @cq_mode: in: CQPOOL_CQ_POOL (a fresh owned pool) or CQPOOL_CQ_UPSTREAM
+ * @device: in: the RDMA device
+ * @poll_ctx: in: enum cqpool_poll_ctx
+ * @nr_cqe: in: entries per reservation (1..the device's max_cqe)
+ * @prefill: in: GET_PUT, CHURN: CQs per vector before timing (1..4096)
+ * @iterations: in: 1..1000000 (STORM: at most CQPOOL_MAX_FD_OBJECTS)
+ * @get_ns: out: time in the gets
+ * @put_ns: out: time in the puts
+ * @cqs: out: CQs the pool held at its fullest
+ * @pad: zero
+ * @cqes: out: their entries
+ * @reserved_cqes: out: entries reserved at that point
+ * @reserved: must be zero
+ *
+ * Times come from ktime_get_ns() around each batch of calls.  Upstream
+ * CQs this makes stay with the device, as upstream keeps them.
+ */
+struct cqpool_bench {
+	__u32 size;
+	__u32 flags;
+	__u32 kind;
+	__u32 cq_mode;
+	char device[CQPOOL_NAME_LEN];
+	__u32 poll_ctx;
+	__u32 nr_cqe;
+	__u32 prefill;
+	__u32 iterations;
+	__u64 get_ns;
+	__u64 put_ns;
+	__u32 cqs;
+	__u32 pad;
+	__u64 cqes;
+	__u64 reserved_cqes;
+	__u32 reserved[4];
+};
 
 #define CQPOOL_IOC_VERSION \
 	_IOWR(CQPOOL_IOC_MAGIC, 0x00, struct cqpool_version)
@@ -233,5 +607,17 @@ struct cqpool_events_read {
 	_IOWR(CQPOOL_IOC_MAGIC, 0x06, struct cqpool_destroy)
 #define CQPOOL_IOC_EVENTS_READ \
 	_IOWR(CQPOOL_IOC_MAGIC, 0x07, struct cqpool_events_read)
+#define CQPOOL_IOC_LIST \
+	_IOWR(CQPOOL_IOC_MAGIC, 0x08, struct cqpool_list)
+#define CQPOOL_IOC_CONN_CREATE \
+	_IOWR(CQPOOL_IOC_MAGIC, 0x09, struct cqpool_conn_create)
+#define CQPOOL_IOC_CONN_DESTROY \
+	_IOWR(CQPOOL_IOC_MAGIC, 0x0a, struct cqpool_destroy)
+#define CQPOOL_IOC_TRAFFIC \
+	_IOWR(CQPOOL_IOC_MAGIC, 0x0b, struct cqpool_traffic)
+#define CQPOOL_IOC_TRIGGER \
+	_IOWR(CQPOOL_IOC_MAGIC, 0x0c, struct cqpool_trigger)
+#define CQPOOL_IOC_BENCH \
+	_IOWR(CQPOOL_IOC_MAGIC, 0x0d, struct cqpool_bench)
 
 #endif /* _UAPI_LINUX_CQPOOL_H */

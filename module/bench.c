@@ -1,0 +1,378 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * In-kernel micro-benchmarks of CQPOOL_IOC_BENCH: cqpool's get/put
+ * against upstream's ib_cq_pool_get()/ib_cq_pool_put() and against one
+ * ib_alloc_cq()/ib_free_cq() per QP on the same device, timed with
+ * ktime_get_ns() around each call.  Nothing here asserts a time; make
+ * bench compares the numbers.
+ *
+ * Prefilled CQs are filled to their real size (drivers round sizes up:
+ * rxe makes 8191 entries of a 4096 request), so that the only room in
+ * the pool is the room the benchmark made.  Upstream keeps its CQs, so a
+ * later run on the same poll context finds the earlier CQs; the CQ whose
+ * room is freed is therefore chosen by its place in upstream's list (the
+ * first one scanned for GET_PUT, the last one for CHURN), not by the
+ * order in which this run filled them.
+ */
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/ktime.h>
+#include <uapi/linux/cqpool.h>
+
+#include "cqpool_internal.h"
+#include "session.h"
+
+/*
+ * Size of a prefilled CQ: what upstream allocates for a small
+ * reservation (IB_MAX_SHARED_CQ_SZ in cq.c), so both pools hold the same
+ * number of CQs per vector.
+ */
+#define CQPOOL_BENCH_CQ		4096
+#define CQPOOL_BENCH_MAX_PREFILL 4096
+#define CQPOOL_BENCH_MAX_ITER	1000000
+
+/**
+ * struct cqpool_bench_ctx - one benchmark run
+ * @a: its arguments and results
+ * @dev: the device
+ * @pool: with CQPOOL_CQ_POOL, the pool made for the run
+ * @nvec: vectors both pools spread over
+ * @next_vec: with CQPOOL_CQ_PER_QP, the vector of the next spread get
+ * @cqs: with CQPOOL_CQ_PER_QP, CQs allocated now
+ * @cqes: with CQPOOL_CQ_PER_QP, their entries
+ */
+struct cqpool_bench_ctx {
+	struct cqpool_bench *a;
+	struct ib_device *dev;
+	struct cqpool *pool;
+	unsigned int nvec;
+	unsigned int next_vec;
+	u32 cqs;
+	u64 cqes;
+};
+
+/**
+ * struct cqpool_bench_fill - one prefilled CQ
+ * @cq: the CQ
+ * @nr: entries of the first get, which made or found it
+ * @top: entries of the second get, which filled it to its real size
+ */
+struct cqpool_bench_fill {
+	struct ib_cq *cq;
+	unsigned int nr;
+	unsigned int top;
+};
+
+static struct ib_cq *cqpool_bench_get(struct cqpool_bench_ctx *b,
+				      unsigned int nr, int vec)
+{
+	struct ib_cq *cq;
+
+	if (b->pool)
+		return cqpool_cq_get(b->pool, nr, vec, NULL);
+	if (b->a->cq_mode == CQPOOL_CQ_UPSTREAM)
+		return ib_cq_pool_get(b->dev, nr, vec, b->a->poll_ctx);
+	/* One CQ per QP, as a ULP without a pool allocates it. */
+	if (vec < 0)
+		vec = b->next_vec++ % b->nvec;
+	cq = ib_alloc_cq(b->dev, NULL, nr, vec, b->a->poll_ctx);
+	if (!IS_ERR(cq)) {
+		b->cqs++;
+		b->cqes += cq->cqe;
+	}
+	return cq;
+}
+
+static void cqpool_bench_put(struct cqpool_bench_ctx *b, struct ib_cq *cq,
+			     unsigned int nr)
+{
+	if (b->pool) {
+		cqpool_cq_put(cq, nr, NULL);
+	} else if (b->a->cq_mode == CQPOOL_CQ_UPSTREAM) {
+		ib_cq_pool_put(cq, nr);
+	} else {
+		b->cqs--;
+		b->cqes -= cq->cqe;
+		ib_free_cq(cq);
+	}
+}
+
+/* CQs and entries of the pool under test, at this moment. */
+static void cqpool_bench_sample(struct cqpool_bench_ctx *b)
+{
+	struct cqpool_bench *a = b->a;
+	struct cqp_pool_stats st;
+	struct ib_cq *cq;
+
+	a->cqs = 0;
+	a->cqes = 0;
+	a->reserved_cqes = 0;
+	if (a->cq_mode == CQPOOL_CQ_PER_QP) {
+		a->cqs = b->cqs;
+		a->cqes = b->cqes;
+		a->reserved_cqes = (u64)b->cqs * a->nr_cqe;
+		return;
+	}
+	if (b->pool) {
+		mutex_lock(&b->pool->lock);
+		cqp_pool_get_stats(b->pool->ledger, &st);
+		mutex_unlock(&b->pool->lock);
+		a->cqs = st.cqs;
+		a->cqes = st.cqes;
+		a->reserved_cqes = st.reserved;
+		return;
+	}
+	spin_lock_irq(&b->dev->cq_pools_lock);
+	list_for_each_entry(cq, &b->dev->cq_pools[a->poll_ctx], pool_entry) {
+		a->cqs++;
+		a->cqes += cq->cqe;
+		a->reserved_cqes += cq->cqe_used;
+	}
+	spin_unlock_irq(&b->dev->cq_pools_lock);
+}
+
+/* Times @n gets of @nr entries into @cqs, then their puts. */
+static int cqpool_bench_cycle(struct cqpool_bench_ctx *b, struct ib_cq **cqs,
+			      unsigned int n, unsigned int nr, bool spread)
+{
+	struct cqpool_bench *a = b->a;
+	unsigned int i, got;
+	u64 t;
+	int ret = 0;
+
+	for (got = 0; got < n; got++) {
+		t = ktime_get_ns();
+		cqs[got] = cqpool_bench_get(b, nr, spread ? -1 : got % b->nvec);
+		a->get_ns += ktime_get_ns() - t;
+		if (IS_ERR(cqs[got])) {
+			ret = PTR_ERR(cqs[got]);
+			break;
+		}
+	}
+	if (got == n)
+		cqpool_bench_sample(b);
+	for (i = 0; i < got; i++) {
+		t = ktime_get_ns();
+		cqpool_bench_put(b, cqs[i], nr);
+		a->put_ns += ktime_get_ns() - t;
+	}
+	return ret;
+}
+
+/*
+ * The fill of each vector whose room GET_PUT (the first CQ upstream
+ * scans) or CHURN (the last one) frees.  For cqpool, whose pool is new,
+ * the newest or the oldest CQ of the vector.
+ */
+static void cqpool_bench_pick(struct cqpool_bench_ctx *b,
+			      struct cqpool_bench_fill *fill,
+			      unsigned int *pick)
+{
+	struct cqpool_bench *a = b->a;
+	bool last = a->kind == CQPOOL_BENCH_CHURN;
+	unsigned int v, i, n = b->nvec * a->prefill;
+	struct ib_cq *cq, **want;
+
+	for (v = 0; v < b->nvec; v++)
+		pick[v] = v * a->prefill + (last ? 0 : a->prefill - 1);
+	if (b->pool)
+		return;
+	want = kcalloc(b->nvec, sizeof(*want), GFP_KERNEL);
+	if (!want)
+		return;
+	spin_lock_irq(&b->dev->cq_pools_lock);
+	list_for_each_entry(cq, &b->dev->cq_pools[a->poll_ctx], pool_entry) {
+		v = cq->comp_vector;
+		if (v < b->nvec && (last || !want[v]))
+			want[v] = cq;
+	}
+	spin_unlock_irq(&b->dev->cq_pools_lock);
+	for (i = 0; i < n; i++) {
+		v = i / a->prefill;
+		if (want[v] && fill[i].cq == want[v])
+			pick[v] = i;
+	}
+	kfree(want);
+}
+
+/*
+ * Fills @prefill CQs of each vector to their real size, then frees room
+ * in one CQ per vector (see cqpool_bench_pick()) and times get+put
+ * pairs of @nr_cqe, which all land in the room that was made.  One CQ
+ * per QP has no pool to fill: it times ib_alloc_cq() and ib_free_cq().
+ */
+static int cqpool_bench_getput(struct cqpool_bench_ctx *b)
+{
+	struct cqpool_bench *a = b->a;
+	unsigned int n = b->nvec * a->prefill, i, v, filled, top;
+	struct cqpool_bench_fill *fill, *f;
+	unsigned int *pick;
+	struct ib_cq *cq;
+	int ret = 0;
+
+	if (a->cq_mode == CQPOOL_CQ_PER_QP) {
+		for (i = 0; i < a->iterations && !ret; i++)
+			ret = cqpool_bench_cycle(b, &cq, 1, a->nr_cqe, false);
+		return ret;
+	}
+	fill = kvcalloc(n, sizeof(*fill), GFP_KERNEL);
+	pick = kcalloc(b->nvec, sizeof(*pick), GFP_KERNEL);
+	if (!fill || !pick) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	/* fill[v * prefill + k]: the k-th CQ filled on vector v. */
+	for (filled = 0; filled < n; filled++) {
+		v = filled % b->nvec;
+		f = &fill[v * a->prefill + filled / b->nvec];
+		cq = cqpool_bench_get(b, CQPOOL_BENCH_CQ, v);
+		if (IS_ERR(cq)) {
+			ret = PTR_ERR(cq);
+			break;
+		}
+		f->cq = cq;
+		f->nr = CQPOOL_BENCH_CQ;
+		/*
+		 * The rest of its real size: every other CQ of the vector
+		 * is full, so this lands on the same CQ in both pools.
+		 */
+		top = cq->cqe > CQPOOL_BENCH_CQ ? cq->cqe - CQPOOL_BENCH_CQ : 0;
+		if (!top)
+			continue;
+		cq = cqpool_bench_get(b, top, v);
+		if (IS_ERR(cq)) {
+			ret = PTR_ERR(cq);
+			filled++;
+			break;
+		}
+		if (cq != f->cq) {
+			cqpool_bench_put(b, cq, top);
+			ret = -EAGAIN;
+			filled++;
+			break;
+		}
+		f->top = top;
+	}
+	if (!ret) {
+		cqpool_bench_pick(b, fill, pick);
+		/*
+		 * The room: the second get of the picked CQ.  Its first one
+		 * stays, as a live pool's CQ has other users, so the timed
+		 * puts do not leave it idle each time.
+		 */
+		for (v = 0; v < b->nvec; v++) {
+			f = &fill[pick[v]];
+			if (f->top) {
+				cqpool_bench_put(b, f->cq, f->top);
+				f->top = 0;
+			} else {
+				cqpool_bench_put(b, f->cq, f->nr);
+				f->cq = NULL;
+			}
+		}
+		for (i = 0; i < a->iterations && !ret; i++)
+			ret = cqpool_bench_cycle(b, &cq, 1, a->nr_cqe, false);
+	}
+	for (i = 0; i < filled; i++) {
+		f = &fill[(i % b->nvec) * a->prefill + i / b->nvec];
+		if (!f->cq)
+			continue;
+		cqpool_bench_put(b, f->cq, f->nr);
+		if (f->top)
+			cqpool_bench_put(b, f->cq, f->top);
+	}
+out:
+	kfree(pick);
+	kvfree(fill);
+	return ret;
+}
+
+static int cqpool_bench_storm(struct cqpool_bench_ctx *b)
+{
+	struct ib_cq **cqs;
+	int ret;
+
+	cqs = kvcalloc(b->a->iterations, sizeof(*cqs), GFP_KERNEL);
+	if (!cqs)
+		return -ENOMEM;
+	ret = cqpool_bench_cycle(b, cqs, b->a->iterations, b->a->nr_cqe, true);
+	kvfree(cqs);
+	return ret;
+}
+
+static bool cqpool_bench_valid(const struct cqpool_bench *a)
+{
+	u32 most = a->kind == CQPOOL_BENCH_STORM ? CQPOOL_MAX_FD_OBJECTS :
+						   CQPOOL_BENCH_MAX_ITER;
+
+	return a->kind <= CQPOOL_BENCH_STORM &&
+	       a->cq_mode <= CQPOOL_CQ_PER_QP &&
+	       a->poll_ctx <= CQPOOL_POLL_UNBOUND_WORKQUEUE &&
+	       memchr(a->device, 0, CQPOOL_NAME_LEN) && !a->pad &&
+	       a->nr_cqe && a->nr_cqe <= CQPOOL_BENCH_CQ / 2 &&
+	       a->iterations && a->iterations <= most &&
+	       (a->kind == CQPOOL_BENCH_STORM ? !a->prefill :
+		a->prefill && a->prefill <= CQPOOL_BENCH_MAX_PREFILL);
+}
+
+/**
+ * cqpool_bench_run() - CQPOOL_IOC_BENCH
+ * @s: the session; a benchmark keeps nothing in it
+ * @arg: struct cqpool_bench
+ *
+ * CQPOOL_CQ_POOL runs on a pool made for the run and destroyed after it:
+ * of fixed CQPOOL_BENCH_CQ CQs for GET_PUT and CHURN, sized to demand
+ * for STORM.  CQPOOL_CQ_UPSTREAM runs on the device's own pool, whose
+ * CQs upstream keeps; they count in the next upstream run.
+ * CQPOOL_CQ_PER_QP allocates and frees one CQ of @nr_cqe per get.
+ *
+ * Context: process context.
+ * Return: 0, -EINVAL for bad arguments, -ENODEV for an unknown device,
+ * or what a get said.
+ */
+int cqpool_bench_run(struct cqpool_session *s, void *arg)
+{
+	struct cqpool_bench *a = arg;
+	struct cqpool_attr attr = {
+		.poll_ctx = a->poll_ctx,
+		.name = "bench",
+	};
+	struct cqpool_bench_ctx b = { .a = a };
+	int ret;
+
+	if (!cqpool_bench_valid(a))
+		return -EINVAL;
+	b.dev = ib_device_get_by_name(a->device, RDMA_DRIVER_UNKNOWN);
+	if (!b.dev)
+		return -ENODEV;
+	ret = cqpool_dev_hold(b.dev);
+	if (ret)
+		goto out_put;
+	/* As both pools count them. */
+	b.nvec = min_t(unsigned int, b.dev->num_comp_vectors,
+		       num_online_cpus());
+	if (a->cq_mode == CQPOOL_CQ_POOL) {
+		if (a->kind != CQPOOL_BENCH_STORM) {
+			attr.cq_size = CQPOOL_BENCH_CQ;
+			attr.flags = CQPOOL_F_NO_RESIZE;
+		}
+		b.pool = cqpool_create(b.dev, &attr);
+		if (IS_ERR(b.pool)) {
+			ret = PTR_ERR(b.pool);
+			goto out_unhold;
+		}
+	}
+	a->get_ns = 0;
+	a->put_ns = 0;
+	if (a->kind == CQPOOL_BENCH_STORM)
+		ret = cqpool_bench_storm(&b);
+	else
+		ret = cqpool_bench_getput(&b);
+	if (b.pool)
+		WARN_ON(cqpool_destroy(b.pool));
+out_unhold:
+	cqpool_dev_unhold(b.dev);
+out_put:
+	ib_device_put(b.dev);
+	return ret;
+}

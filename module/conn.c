@@ -1,0 +1,507 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Connections of the /dev/cqpool harness: an RC QP pair joined through
+ * the RDMA CM on the IPv4 addresses of the devices' netdevs, looped back
+ * on one device or between two.  The CM is the one way in that RoCE
+ * (rxe) and iWARP (siw) share.  Each QP takes one CQ for both directions,
+ * as the ULPs do, from cqpool, from upstream's ib_cq_pool_get() or from
+ * ib_alloc_cq(), so the three can be compared on the same traffic.
+ */
+#include <linux/in.h>
+#include <linux/inetdevice.h>
+#include <linux/netdevice.h>
+#include <linux/slab.h>
+#include <kunit/visibility.h>
+#include <linux/ktime.h>
+
+#include "conn.h"
+#include "cqpool_internal.h"
+
+#define CQPOOL_CONN_TIMEOUT	msecs_to_jiffies(10000)
+#define CQPOOL_RESOLVE_MS	2000
+
+/**
+ * cqpool_device_ipv4() - the IPv4 address of the netdev under a device
+ * @dev: an RDMA device
+ *
+ * Context: any.
+ * Return: the first address of the first netdev of @dev, or 0.
+ */
+__be32 cqpool_device_ipv4(struct ib_device *dev)
+{
+	struct net_device *nd;
+	__be32 addr = 0;
+
+	rcu_read_lock();
+	for_each_netdev_rcu(&init_net, nd) {
+		struct ib_device *owner;
+		struct in_device *in;
+		struct in_ifaddr *ifa;
+
+		if (addr)
+			break;
+		owner = ib_device_get_by_netdev(nd, RDMA_DRIVER_UNKNOWN);
+		if (!owner)
+			continue;
+		in = __in_dev_get_rcu(nd);
+		ifa = in ? rcu_dereference(in->ifa_list) : NULL;
+		if (owner == dev && ifa)
+			addr = ifa->ifa_local;
+		ib_device_put(owner);
+	}
+	rcu_read_unlock();
+	return addr;
+}
+EXPORT_SYMBOL_IF_KUNIT(cqpool_device_ipv4);
+
+static void cqpool_conn_qp_event(struct ib_event *event, void *context)
+{
+	struct cqpool_conn *c = ((struct cqpool_conn_end *)context)->conn;
+
+	atomic64_inc(&c->qp_events);
+	if (event->event == IB_EVENT_QP_FATAL ||
+	    event->event == IB_EVENT_QP_REQ_ERR ||
+	    event->event == IB_EVENT_QP_ACCESS_ERR)
+		set_bit(CQPOOL_CONN_BROKEN, &c->flags);
+}
+
+/* Atomic context: under the CQ's hook lock. */
+static void cqpool_conn_cq_event(struct cqpool_hook *hook,
+				 const struct ib_event *event)
+{
+	atomic64_inc(&container_of(hook, struct cqpool_conn_end,
+				   hook)->conn->cq_events);
+}
+
+/* A CQ for @end's QP on @dev, from where the connection's mode says. */
+static struct ib_cq *cqpool_conn_get_cq(struct cqpool_conn *c,
+					struct cqpool_conn_end *end,
+					struct ib_device *dev)
+{
+	static atomic_t next_vector;
+	struct cqpool *pool;
+	int vec;
+
+	switch (c->mode) {
+	case CQPOOL_CQ_POOL:
+		pool = c->pool ?: cqpool_device_pool(dev, c->poll_ctx);
+		if (IS_ERR(pool))
+			return ERR_CAST(pool);
+		end->hook.handler = cqpool_conn_cq_event;
+		return cqpool_cq_get(pool, c->nr_cqe, c->vector_hint,
+				     &end->hook);
+	case CQPOOL_CQ_UPSTREAM:
+		return ib_cq_pool_get(dev, c->nr_cqe, c->vector_hint,
+				      c->poll_ctx);
+	default:
+		/* Spread as upstream's pool does without a hint. */
+		vec = c->vector_hint >= 0 ? c->vector_hint :
+			atomic_inc_return(&next_vector);
+		return ib_alloc_cq(dev, NULL, c->nr_cqe,
+				   (unsigned int)vec % dev->num_comp_vectors,
+				   c->poll_ctx);
+	}
+}
+
+static void cqpool_conn_put_cq(struct cqpool_conn *c,
+			       struct cqpool_conn_end *end)
+{
+	switch (c->mode) {
+	case CQPOOL_CQ_POOL:
+		cqpool_cq_put(end->cq, c->nr_cqe, &end->hook);
+		break;
+	case CQPOOL_CQ_UPSTREAM:
+		ib_cq_pool_put(end->cq, c->nr_cqe);
+		break;
+	default:
+		ib_free_cq(end->cq);
+		break;
+	}
+	end->cq = NULL;
+}
+
+/*
+ * Gives @end a PD, a CQ and a QP on its CM id's device; called by the
+ * CM handler (the id's handler mutex is held).  The device is held so
+ * that its removal waits for the session to let go, as with every other
+ * object of a session.  The server's PD has a global rkey: RDMA WRITE
+ * traffic targets its buffer without a registration per run, which is
+ * all a test harness on soft devices needs.
+ */
+static int cqpool_conn_create_qp(struct cqpool_conn_end *end, bool server)
+{
+	struct cqpool_conn *c = end->conn;
+	struct ib_device *dev = end->id->device;
+	struct ib_qp_init_attr init = c->init;
+	int ret;
+
+	ret = cqpool_dev_hold(dev);
+	if (ret)
+		return ret;
+	end->held = true;
+	end->pd = ib_alloc_pd(dev, server ? IB_PD_UNSAFE_GLOBAL_RKEY : 0);
+	if (IS_ERR(end->pd)) {
+		ret = PTR_ERR(end->pd);
+		end->pd = NULL;
+		return ret;
+	}
+	end->cq = cqpool_conn_get_cq(c, end, dev);
+	if (IS_ERR(end->cq)) {
+		ret = PTR_ERR(end->cq);
+		end->cq = NULL;
+		return ret;
+	}
+	init.send_cq = end->cq;
+	init.recv_cq = end->cq;
+	init.qp_context = end;
+	return rdma_create_qp(end->id, end->pd, &init);
+}
+
+static const struct rdma_conn_param cqpool_conn_param = {
+	.responder_resources = 1,
+	.initiator_depth = 1,
+	.retry_count = 7,
+	.rnr_retry_count = 7,
+};
+
+static int cqpool_conn_cm_handler(struct rdma_cm_id *id,
+				  struct rdma_cm_event *ev)
+{
+	struct rdma_conn_param param = cqpool_conn_param;
+	struct cqpool_conn_end *end = id->context;
+	struct cqpool_conn *c = end->conn;
+	int ret = 0;
+
+	switch (ev->event) {
+	case RDMA_CM_EVENT_ADDR_RESOLVED:
+		ret = rdma_resolve_route(id, CQPOOL_RESOLVE_MS);
+		break;
+	case RDMA_CM_EVENT_ROUTE_RESOLVED:
+		ret = cqpool_conn_create_qp(end, false);
+		if (!ret)
+			ret = rdma_connect_locked(id, &param);
+		break;
+	case RDMA_CM_EVENT_CONNECT_REQUEST:
+		/* @id is new: the server's end; the listener allows one. */
+		end = &c->server;
+		if (end->id)
+			return -EBUSY;	/* the CM destroys @id */
+		end->id = id;
+		id->context = end;
+		ret = cqpool_conn_create_qp(end, true);
+		if (!ret)
+			ret = rdma_accept(id, &param);
+		break;
+	case RDMA_CM_EVENT_ESTABLISHED:
+		if (atomic_inc_return(&c->established) == 2)
+			complete(&c->connected);
+		return 0;
+	case RDMA_CM_EVENT_DISCONNECTED:
+	case RDMA_CM_EVENT_TIMEWAIT_EXIT:
+		return 0;
+	default:
+		/* Rejected, unreachable, device removal, ... */
+		set_bit(CQPOOL_CONN_BROKEN, &c->flags);
+		ret = -ECONNREFUSED;
+		break;
+	}
+	if (ret) {
+		cmpxchg(&c->error, 0, ret);
+		complete(&c->connected);
+	}
+	/* Never ask the CM to destroy an id: the connection owns them. */
+	return 0;
+}
+
+/* Undoes cqpool_conn_create_qp() and destroys the end's CM id. */
+static void cqpool_conn_end_release(struct cqpool_conn *c,
+				    struct cqpool_conn_end *end)
+{
+	struct ib_device *dev = end->id ? end->id->device : NULL;
+
+	if (end->id && end->id->qp) {
+		/* Every completion is in before the CQ is given back. */
+		ib_drain_qp(end->id->qp);
+		rdma_destroy_qp(end->id);
+	}
+	if (end->cq)
+		cqpool_conn_put_cq(c, end);
+	if (end->buf) {
+		ib_dma_unmap_single(dev, end->dma, c->buf_size,
+				    DMA_BIDIRECTIONAL);
+		kfree(end->buf);
+		end->buf = NULL;
+	}
+	if (end->pd)
+		ib_dealloc_pd(end->pd);
+	if (end->id)
+		rdma_destroy_id(end->id);
+	if (end->held)
+		cqpool_dev_unhold(dev);
+}
+
+/**
+ * cqpool_conn_destroy() - disconnect and free a connection
+ * @c: the connection, connected or half made
+ *
+ * Context: process context; sleeps until its QPs are drained.
+ */
+void cqpool_conn_destroy(struct cqpool_conn *c)
+{
+	/* No CONNECT_REQUEST can run once the listener is gone. */
+	if (c->listen)
+		rdma_destroy_id(c->listen);
+	if (c->client.id && c->client.id->qp)
+		rdma_disconnect(c->client.id);
+	cqpool_conn_end_release(c, &c->client);
+	cqpool_conn_end_release(c, &c->server);
+	if (c->bad) {
+		ib_dma_unmap_single(c->bad_pd->device, c->bad_dma,
+				    CQPOOL_BAD_RKEY_LEN, DMA_BIDIRECTIONAL);
+		kfree(c->bad);
+		ib_dealloc_pd(c->bad_pd);
+	}
+	kfree(c);
+}
+
+/* Gives @end its traffic buffer, mapped for either direction. */
+static int cqpool_conn_buffer(struct cqpool_conn *c,
+			      struct cqpool_conn_end *end)
+{
+	struct ib_device *dev = end->id->device;
+
+	end->buf = kzalloc(c->buf_size, GFP_KERNEL | __GFP_NOWARN);
+	if (!end->buf)
+		return -ENOMEM;
+	end->dma = ib_dma_map_single(dev, end->buf, c->buf_size,
+				     DMA_BIDIRECTIONAL);
+	if (ib_dma_mapping_error(dev, end->dma)) {
+		kfree(end->buf);
+		end->buf = NULL;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/* The IPv4 address of device @name, with its max_cqe; 0 if none. */
+static int cqpool_conn_addr(const char *name, unsigned int nr_cqe,
+			    struct sockaddr_in *sin)
+{
+	struct ib_device *dev;
+	int ret = 0;
+
+	dev = ib_device_get_by_name(name, RDMA_DRIVER_UNKNOWN);
+	if (!dev)
+		return -ENODEV;
+	sin->sin_family = AF_INET;
+	sin->sin_addr.s_addr = cqpool_device_ipv4(dev);
+	if (nr_cqe > dev->attrs.max_cqe)
+		ret = -EINVAL;
+	else if (!sin->sin_addr.s_addr)
+		ret = -EADDRNOTAVAIL;
+	ib_device_put(dev);
+	return ret;
+}
+
+static bool cqpool_conn_valid(const struct cqpool_conn_create *a,
+			      struct cqpool *pool)
+{
+	return a->cq_mode <= CQPOOL_CQ_PER_QP &&
+	       a->poll_ctx <= CQPOOL_POLL_UNBOUND_WORKQUEUE &&
+	       a->send_depth >= 1 && a->send_depth <= CQPOOL_MAX_DEPTH &&
+	       a->recv_depth >= 1 && a->recv_depth <= CQPOOL_MAX_DEPTH &&
+	       a->vector_hint >= -1 && a->msg_size <= CQPOOL_MAX_MSG &&
+	       !a->pad &&
+	       memchr(a->device, 0, CQPOOL_NAME_LEN) &&
+	       memchr(a->peer, 0, CQPOOL_NAME_LEN) &&
+	       (!pool || (a->cq_mode == CQPOOL_CQ_POOL && !a->peer[0]));
+}
+
+/**
+ * cqpool_conn_create() - connect an RC QP pair
+ * @a: what CQPOOL_IOC_CONN_CREATE asked for; @a->setup_ns is set
+ * @pool: with CQPOOL_CQ_POOL on one device, an owned pool; else NULL
+ *
+ * Context: process context; sleeps until connected (at most 10 s).
+ * Return: the connection, or an ERR_PTR: -EINVAL for bad arguments,
+ * -ENODEV for an unknown device, -EADDRNOTAVAIL for a device without an
+ * IPv4 address, -ETIMEDOUT, -EINTR, or what the CM or a verb said.
+ */
+struct cqpool_conn *cqpool_conn_create(const struct cqpool_conn_create *a,
+				       struct cqpool *pool)
+{
+	struct sockaddr_in src = {}, dst = {};
+	u64 start = ktime_get_ns();
+	struct cqpool_conn *c;
+	long left;
+	int ret;
+
+	if (!cqpool_conn_valid(a, pool))
+		return ERR_PTR(-EINVAL);
+	c = kzalloc(sizeof(*c), GFP_KERNEL);
+	if (!c)
+		return ERR_PTR(-ENOMEM);
+	c->mode = a->cq_mode;
+	c->pool = pool;
+	c->poll_ctx = a->poll_ctx;
+	c->nr_cqe = a->nr_cqe ?: a->send_depth + a->recv_depth;
+	c->vector_hint = a->vector_hint;
+	c->buf_size = a->msg_size ?: 4096;
+	c->init.cap.max_send_wr = a->send_depth;
+	c->init.cap.max_recv_wr = a->recv_depth;
+	c->init.cap.max_send_sge = 1;
+	c->init.cap.max_recv_sge = 1;
+	c->init.sq_sig_type = IB_SIGNAL_REQ_WR;
+	c->init.qp_type = IB_QPT_RC;
+	c->init.event_handler = cqpool_conn_qp_event;
+	c->client.conn = c;
+	c->server.conn = c;
+	cqpool_traffic_init(c);
+	init_completion(&c->connected);
+
+	ret = cqpool_conn_addr(a->device, c->nr_cqe, &src);
+	if (!ret)
+		ret = cqpool_conn_addr(a->peer[0] ? a->peer : a->device,
+				       c->nr_cqe, &dst);
+	if (ret)
+		goto out;
+
+	c->listen = rdma_create_id(&init_net, cqpool_conn_cm_handler,
+				   &c->server, RDMA_PS_TCP, IB_QPT_RC);
+	if (IS_ERR(c->listen)) {
+		ret = PTR_ERR(c->listen);
+		c->listen = NULL;
+		goto out;
+	}
+	c->client.id = rdma_create_id(&init_net, cqpool_conn_cm_handler,
+				      &c->client, RDMA_PS_TCP, IB_QPT_RC);
+	if (IS_ERR(c->client.id)) {
+		ret = PTR_ERR(c->client.id);
+		c->client.id = NULL;
+		goto out;
+	}
+	/* Port 0: the CM picks a free one, which the client then dials. */
+	ret = rdma_bind_addr(c->listen, (struct sockaddr *)&dst);
+	if (!ret)
+		ret = rdma_listen(c->listen, 1);
+	if (ret)
+		goto out;
+	dst.sin_port = ((struct sockaddr_in *)
+			&c->listen->route.addr.src_addr)->sin_port;
+	ret = rdma_resolve_addr(c->client.id,
+				a->peer[0] ? (struct sockaddr *)&src : NULL,
+				(struct sockaddr *)&dst, CQPOOL_RESOLVE_MS);
+	if (ret)
+		goto out;
+
+	left = wait_for_completion_killable_timeout(&c->connected,
+						    CQPOOL_CONN_TIMEOUT);
+	ret = left < 0 ? -EINTR : !left ? -ETIMEDOUT : c->error;
+	if (!ret && atomic_read(&c->established) != 2)
+		ret = -ECONNREFUSED;
+	if (!ret)
+		ret = cqpool_conn_buffer(c, &c->client);
+	if (!ret)
+		ret = cqpool_conn_buffer(c, &c->server);
+	if (ret)
+		goto out;
+	c->setup_ns = ktime_get_ns() - start;
+	return c;
+out:
+	cqpool_conn_destroy(c);
+	return ERR_PTR(ret);
+}
+
+/**
+ * cqpool_conn_info() - what a connection is and what it did
+ * @c: the connection
+ * @info: filled in but for @info->id
+ *
+ * Context: any; the caller keeps @c alive.
+ */
+void cqpool_conn_info(struct cqpool_conn *c, struct cqpool_conn_info *info)
+{
+	const struct cqpool_conn_end *ends[] = { &c->client, &c->server };
+	struct ib_cq *cq[2];
+	int i;
+
+	for (i = 0; i < 2; i++)
+		cq[i] = ends[i]->cq;
+	info->cq_mode = c->mode;
+	info->client_qpn = c->client.id->qp->qp_num;
+	info->server_qpn = c->server.id->qp->qp_num;
+	info->client_cq_id = cq[0]->res.id;
+	info->server_cq_id = cq[1]->res.id;
+	info->client_cqe = cq[0]->cqe;
+	info->server_cqe = cq[1]->cqe;
+	info->nr_cqe = c->nr_cqe;
+	info->broken = test_bit(CQPOOL_CONN_BROKEN, &c->flags);
+	info->completions = atomic64_read(&c->completions);
+	info->errors = atomic64_read(&c->errors);
+	info->qp_events = atomic64_read(&c->qp_events);
+	info->cq_events = atomic64_read(&c->cq_events);
+	info->setup_ns = c->setup_ns;
+	info->first_error = READ_ONCE(c->first_error);
+}
+
+/*
+ * An RDMA WRITE with the rkey of a PD the server does not use: a real
+ * access error.  Its completion reaches the traffic handler as an error.
+ */
+static int cqpool_conn_bad_rkey(struct cqpool_conn *c)
+{
+	struct ib_device *dev = c->client.id->device;
+	struct ib_rdma_wr wr = {};
+	struct ib_sge sge;
+
+	if (c->bad)
+		return -ENOTCONN;
+	c->bad_pd = ib_alloc_pd(dev, IB_PD_UNSAFE_GLOBAL_RKEY);
+	if (IS_ERR(c->bad_pd))
+		return PTR_ERR(c->bad_pd);
+	c->bad = kzalloc(CQPOOL_BAD_RKEY_LEN, GFP_KERNEL);
+	if (!c->bad) {
+		ib_dealloc_pd(c->bad_pd);
+		return -ENOMEM;
+	}
+	c->bad_dma = ib_dma_map_single(dev, c->bad, CQPOOL_BAD_RKEY_LEN,
+				       DMA_BIDIRECTIONAL);
+	sge = (struct ib_sge){ c->bad_dma, CQPOOL_BAD_RKEY_LEN,
+			       c->client.pd->local_dma_lkey };
+	wr.wr.wr_cqe = &c->client.cqe;
+	wr.wr.sg_list = &sge;
+	wr.wr.num_sge = 1;
+	wr.wr.opcode = IB_WR_RDMA_WRITE;
+	wr.wr.send_flags = IB_SEND_SIGNALED;
+	wr.remote_addr = c->bad_dma;
+	wr.rkey = c->bad_pd->unsafe_global_rkey;
+	return ib_post_send(c->client.id->qp, &wr.wr, NULL);
+}
+
+/**
+ * cqpool_conn_trigger() - raise a real event on a connection
+ * @c: the connection, not running traffic
+ * @kind: CQPOOL_TRIGGER_SQ_DRAIN or CQPOOL_TRIGGER_BAD_RKEY
+ *
+ * The connection is broken afterwards: it takes no more traffic.
+ *
+ * Context: process context.
+ * Return: 0, -ENOTCONN if it is already broken, -EINVAL for another
+ * @kind, or what the verb said.
+ */
+int cqpool_conn_trigger(struct cqpool_conn *c, u32 kind)
+{
+	struct ib_qp_attr attr = {
+		.qp_state = IB_QPS_SQD,
+		.en_sqd_async_notify = 1,
+	};
+
+	if (kind != CQPOOL_TRIGGER_SQ_DRAIN && kind != CQPOOL_TRIGGER_BAD_RKEY)
+		return -EINVAL;
+	if (test_and_set_bit(CQPOOL_CONN_BROKEN, &c->flags))
+		return -ENOTCONN;
+	if (kind == CQPOOL_TRIGGER_BAD_RKEY)
+		return cqpool_conn_bad_rkey(c);
+	return ib_modify_qp(c->client.id->qp, &attr,
+			    IB_QP_STATE | IB_QP_EN_SQD_ASYNC_NOTIFY);
+}

@@ -1,0 +1,150 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Connections of the harness: RC QP pairs joined through the RDMA CM,
+ * with CQs from cqpool, from upstream's pool or one per QP (conn.c), and
+ * the traffic that runs over them (traffic.c).
+ */
+#ifndef CQPOOL_CONN_H
+#define CQPOOL_CONN_H
+
+#include <linux/completion.h>
+#include <rdma/rdma_cm.h>
+#include <uapi/linux/cqpool.h>
+
+#include <cqpool/cqpool.h>
+
+struct cqpool_conn;
+
+/* Bytes the bad-rkey trigger writes. */
+#define CQPOOL_BAD_RKEY_LEN	64
+
+/**
+ * struct cqpool_run - one CQPOOL_IOC_TRAFFIC, shared by its connections
+ * @op: enum cqpool_traffic_op
+ * @msg_size: bytes per message
+ * @depth: work requests in flight per connection
+ * @count: messages per connection; 0 until @deadline
+ * @deadline: ktime_get_ns() after which no new message is posted
+ * @stop: set to end the run early: nothing more is posted
+ * @active: connections still running
+ * @done: completed when @active reaches zero
+ *
+ * It lives as long as the session, so a completion that arrives late
+ * (after a timed-out run) never touches freed memory.
+ */
+struct cqpool_run {
+	u32 op;
+	u32 msg_size;
+	u32 depth;
+	u64 count;
+	u64 deadline;
+	bool stop;
+	atomic_t active;
+	struct completion done;
+};
+
+/**
+ * struct cqpool_conn_end - one QP of a connection
+ * @conn: the connection
+ * @id: its CM id
+ * @pd: its protection domain
+ * @cq: its CQ, for both directions
+ * @hook: on @cq, for its events (CQPOOL_CQ_POOL only)
+ * @held: the device is held with cqpool_dev_hold()
+ * @buf: its traffic buffer, of the connection's @buf_size
+ * @dma: @buf, mapped
+ * @cqe: completions of the work requests posted from here
+ */
+struct cqpool_conn_end {
+	struct cqpool_conn *conn;
+	struct rdma_cm_id *id;
+	struct ib_pd *pd;
+	struct ib_cq *cq;
+	struct cqpool_hook hook;
+	bool held;
+	void *buf;
+	u64 dma;
+	struct ib_cqe cqe;
+};
+
+/* struct cqpool_conn flags bits */
+enum {
+	CQPOOL_CONN_BROKEN,	/* a trigger or an error: no more traffic */
+	CQPOOL_CONN_FINISHED,	/* done with the current run */
+};
+
+/**
+ * struct cqpool_conn - an RC QP pair
+ * @mode: enum cqpool_cq_mode
+ * @pool: with CQPOOL_CQ_POOL, an owned pool for both ends, or NULL
+ * @poll_ctx: poll context of the CQs
+ * @nr_cqe: entries each QP reserves
+ * @vector_hint: as asked
+ * @buf_size: bytes of each end's traffic buffer
+ * @init: QP attributes of both ends
+ * @listen: the server's listening CM id
+ * @client: the client end
+ * @server: the server end
+ * @established: ends ESTABLISHED
+ * @connected: completed when both are, or on a CM error
+ * @error: the first CM error
+ * @setup_ns: time to connect
+ * @flags: CQPOOL_CONN_* bits
+ * @run: the run in progress; NULL between runs
+ * @posted: client work requests posted in the current run
+ * @sent: of those, completed successfully
+ * @send_done: of those, completed either way
+ * @recv_posted: receives posted at the server and not yet completed
+ * @recvd: receives completed successfully in the current run
+ * @credits: receives posted that no SEND has been posted against
+ * @completions: successful completions over all runs
+ * @errors: error completions over all runs
+ * @first_error: status of the first of them
+ * @qp_events: async events of its QPs
+ * @cq_events: async events its hooks heard
+ * @bad: for CQPOOL_TRIGGER_BAD_RKEY: the buffer and the PD whose rkey
+ *	the write uses, kept until the QPs are gone
+ * @bad_pd: see @bad
+ * @bad_dma: @bad, mapped
+ */
+struct cqpool_conn {
+	u32 mode;
+	struct cqpool *pool;
+	enum ib_poll_context poll_ctx;
+	unsigned int nr_cqe;
+	int vector_hint;
+	u32 buf_size;
+	struct ib_qp_init_attr init;
+	struct rdma_cm_id *listen;
+	struct cqpool_conn_end client, server;
+	atomic_t established;
+	struct completion connected;
+	int error;
+	u64 setup_ns;
+	unsigned long flags;
+	struct cqpool_run *run;
+	atomic64_t posted, sent, send_done;
+	atomic_t recv_posted;
+	atomic64_t recvd;
+	atomic_t credits;
+	atomic64_t completions, errors;
+	int first_error;
+	atomic64_t qp_events, cq_events;
+	void *bad;
+	struct ib_pd *bad_pd;
+	u64 bad_dma;
+};
+
+struct cqpool_conn *cqpool_conn_create(const struct cqpool_conn_create *a,
+				       struct cqpool *pool);
+void cqpool_conn_destroy(struct cqpool_conn *c);
+void cqpool_conn_info(struct cqpool_conn *c, struct cqpool_conn_info *info);
+int cqpool_conn_trigger(struct cqpool_conn *c, u32 kind);
+
+void cqpool_traffic_init(struct cqpool_conn *c);
+int cqpool_traffic_run(struct cqpool_run *run, struct cqpool_conn **conns,
+		       unsigned int n, struct cqpool_traffic *a);
+
+__be32 cqpool_device_ipv4(struct ib_device *dev);
+
+#endif /* CQPOOL_CONN_H */

@@ -1,0 +1,133 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * What cqpool holds, as the uapi's info structs: the one walk over
+ * devices, pools and CQs that debugfs prints and CQPOOL_IOC_LIST copies
+ * out, so the two can never disagree.
+ */
+#include <linux/string.h>
+#include <linux/ktime.h>
+
+#include "cqpool_internal.h"
+#include "report.h"
+
+static void cqpool_report_cq(struct cqpool_report *r, struct cqpool *pool,
+			     struct cqpool_cq *ccq, u64 now)
+{
+	const struct cqp_cq *l = &ccq->ledger;
+	struct cqpool_cq_info info = {
+		.cq_id = ccq->cq->res.id,
+		.vector = l->vec,
+		.cqe = l->size,
+		.reserved_cqes = l->reserved,
+		.users = l->users,
+		.age_ms = (now - ccq->created) / NSEC_PER_MSEC,
+		.idle_ms = l->users ? 0 : (now - l->idle_since) / NSEC_PER_MSEC,
+	};
+	unsigned long flags;
+
+	strscpy(info.device, dev_name(&pool->cdev->ibdev->dev),
+		sizeof(info.device));
+	strscpy(info.pool, pool->name, sizeof(info.pool));
+	spin_lock_irqsave(&ccq->hooks_lock, flags);
+	info.events = ccq->ev_received;
+	info.delivered = ccq->ev_delivered;
+	spin_unlock_irqrestore(&ccq->hooks_lock, flags);
+	r->cq(r, &info);
+}
+
+/* Reports @pool and, when there is a cq callback, its CQs; under its lock. */
+static void cqpool_report_pool(struct cqpool_report *r, struct cqpool *pool,
+			       struct cqpool_device_info *dev)
+{
+	struct cqpool_pool_info info = {
+		.poll_ctx = pool->poll_ctx,
+		.flags = pool->flags,
+	};
+	struct cqp_pool_stats st;
+	struct cqpool_cq *ccq;
+	u64 now = ktime_get_ns();
+
+	cqp_pool_get_stats(pool->ledger, &st);
+	strscpy(info.device, dev->name, sizeof(info.device));
+	strscpy(info.name, pool->name, sizeof(info.name));
+	if (pool->owned)
+		info.flags |= CQPOOL_POOL_INFO_OWNED;
+	if (cqp_pool_check(pool->ledger))
+		info.flags |= CQPOOL_POOL_INFO_BROKEN;
+	info.cqs = st.cqs;
+	info.idle_cqs = st.idle_cqs;
+	info.cqes = st.cqes;
+	info.reserved_cqes = st.reserved;
+	info.users = st.users;
+
+	dev->pools++;
+	dev->cqs += st.cqs;
+	dev->cqes += st.cqes;
+	dev->reserved_cqes += st.reserved;
+	dev->users += st.users;
+	if (r->pool)
+		r->pool(r, &info);
+	if (r->cq)
+		list_for_each_entry(ccq, &pool->cqs, node)
+			cqpool_report_cq(r, pool, ccq, now);
+}
+
+/* The CQs of the kernel's own pools on @ibdev, for comparison. */
+static void cqpool_report_upstream(struct ib_device *ibdev,
+				   struct cqpool_device_info *dev)
+{
+	struct ib_cq *cq;
+	int i;
+
+	spin_lock_irq(&ibdev->cq_pools_lock);
+	for (i = 0; i < ARRAY_SIZE(ibdev->cq_pools); i++)
+		list_for_each_entry(cq, &ibdev->cq_pools[i], pool_entry) {
+			dev->upstream_cqs++;
+			dev->upstream_cqes += cq->cqe;
+			dev->upstream_used += cq->cqe_used;
+		}
+	spin_unlock_irq(&ibdev->cq_pools_lock);
+}
+
+/**
+ * cqpool_report() - walk every device, pool and CQ cqpool holds
+ * @r: what to call for each; a NULL callback is skipped
+ *
+ * A pool comes before its CQs, and a device after its pools (its info
+ * sums them).  The callbacks run under the locks of what they are given
+ * and must not sleep.
+ *
+ * Context: process context; takes the devices mutex and pool locks.
+ */
+void cqpool_report(struct cqpool_report *r)
+{
+	struct cqpool_dev *cdev;
+	struct cqpool *pool;
+
+	cqpool_devices_lock();
+	list_for_each_entry(cdev, cqpool_devices_list(), node) {
+		const struct ib_device *ibdev = cdev->ibdev;
+		struct cqpool_device_info dev = {
+			.num_comp_vectors = ibdev->num_comp_vectors,
+			.nvec = cdev->nvec,
+			.max_cqe = ibdev->attrs.max_cqe,
+			.max_cq = ibdev->attrs.max_cq,
+			.events = atomic64_read(&cdev->ev_received),
+			.delivered = atomic64_read(&cdev->ev_delivered),
+			.masked = atomic64_read(&cdev->ev_masked),
+		};
+
+		strscpy(dev.name, dev_name(&ibdev->dev), sizeof(dev.name));
+		mutex_lock(&cdev->lock);
+		list_for_each_entry(pool, &cdev->pools, node) {
+			mutex_lock(&pool->lock);
+			cqpool_report_pool(r, pool, &dev);
+			mutex_unlock(&pool->lock);
+		}
+		mutex_unlock(&cdev->lock);
+		cqpool_report_upstream(cdev->ibdev, &dev);
+		if (r->device)
+			r->device(r, &dev);
+	}
+	cqpool_devices_unlock();
+}

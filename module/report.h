@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * One walk over what cqpool holds, reported as the uapi's info structs
+ * (see report.c).
+ */
+#ifndef CQPOOL_REPORT_H
+#define CQPOOL_REPORT_H
+
+#include <uapi/linux/cqpool.h>
+
+/**
+ * struct cqpool_report - callbacks of cqpool_report(); each may be NULL
+ * @device: a device, with sums over its pools
+ * @pool: a pool
+ * @cq: a CQ of the pool reported last
+ */
+struct cqpool_report {
+	void (*device)(struct cqpool_report *r,
+		       const struct cqpool_device_info *info);
+	void (*pool)(struct cqpool_report *r,
+		     const struct cqpool_pool_info *info);
+	void (*cq)(struct cqpool_report *r, const struct cqpool_cq_info *info);
+};
+
+void cqpool_report(struct cqpool_report *r);
+
+#endif /* CQPOOL_REPORT_H */

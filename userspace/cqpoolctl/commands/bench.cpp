@@ -1,0 +1,470 @@
+// SPDX-License-Identifier: GPL-2.0
+//
+// `cqpoolctl bench`: the in-kernel micro-benchmarks, cqpool against
+// upstream (and one CQ per QP), alternated A B C A B C so that drift
+// (other load on the machine, caches warming) falls on all alike; and
+// the mixed workload of the design notes, measured from here.
+#include "commands.h"
+#include "../stats.h"
+#include "../table.h"
+
+#include <fcntl.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <fstream>
+#include <map>
+
+namespace cqpoolctl {
+
+const CommandSpec bench_spec = {
+	"bench", "--kind getput|churn|storm|mixed --device DEV [options]",
+	"Times reservations in the kernel (CQPOOL_IOC_BENCH) on a fresh cqpool\n"
+	"pool, on upstream's ib_cq_pool_get() and (with --modes) on one\n"
+	"ib_alloc_cq() per QP, alternating for R rounds, and prints\n"
+	"per-operation medians (min-max) and the cqpool/upstream ratio.\n"
+	"  getput  get+put of --nr-cqe where --prefill CQs per vector are full\n"
+	"          but one\n"
+	"  churn   the same, with the room in the CQ upstream scans last\n"
+	"  storm   --iterations reservations, then all released\n"
+	"  mixed   1024 reservations of 33, 129, 385, 1025, 65, 257 CQEs on\n"
+	"          cqpool's shared pool and on upstream's, from userspace:\n"
+	"          CQEs allocated/reserved, users per CQ, CQEs held after\n"
+	"          release and after cqpool's idle timeout\n"
+	"Upstream's CQs made here stay with the device, as upstream keeps them.",
+	{
+		{"kind", "KIND", "getput|churn|storm|mixed (default getput)"},
+		{"device", "DEV", "the RDMA device"},
+		{"modes", "LIST", "cqpool,upstream,perqp (default cqpool,upstream)"},
+		{"prefill", "N", "getput, churn: full CQs per vector first (default 8)"},
+		{"nr-cqe", "N", "entries per reservation (default 32)"},
+		{"iterations", "N", "operations per round (default 10000; storm 1024; mixed 1024)"},
+		{"rounds", "R", "A/B rounds (default 5)"},
+		{"poll", "CTX", "softirq|workqueue|unbound (default softirq)"},
+		{"json", nullptr, "JSON output"},
+	},
+};
+
+namespace {
+
+struct Series {
+	uint32_t mode;
+	const char *name;
+	bool skipped = false;
+	std::vector<double> get, put;
+	std::vector<double> cqs, cqes, reserved_cqes;
+};
+
+const char *bench_mode_name(uint32_t m)
+{
+	switch (m) {
+	case CQPOOL_CQ_POOL: return "cqpool";
+	case CQPOOL_CQ_UPSTREAM: return "upstream";
+	case CQPOOL_CQ_PER_QP: return "perqp";
+	}
+	return "?";
+}
+
+bool parse_modes(const std::string &s, std::vector<uint32_t> &out)
+{
+	size_t at = 0;
+
+	out.clear();
+	while (at <= s.size()) {
+		size_t comma = s.find(',', at);
+		std::string m = s.substr(at, comma == std::string::npos ? std::string::npos : comma - at);
+
+		if (m == "cqpool")
+			out.push_back(CQPOOL_CQ_POOL);
+		else if (m == "upstream")
+			out.push_back(CQPOOL_CQ_UPSTREAM);
+		else if (m == "perqp")
+			out.push_back(CQPOOL_CQ_PER_QP);
+		else
+			return false;
+		if (comma == std::string::npos)
+			break;
+		at = comma + 1;
+	}
+	return !out.empty();
+}
+
+std::string spread_cell(const Spread &s)
+{
+	char buf[64];
+
+	std::snprintf(buf, sizeof(buf), "%.0f (%.0f-%.0f)", s.median, s.min, s.max);
+	return buf;
+}
+
+std::string ratio_cell(const Spread &a, const Spread &b)
+{
+	return b.median > 0 ? ratio_str(a.median / b.median) : "-";
+}
+
+void json_spread(Json &j, const char *k, const Spread &s)
+{
+	j.key(k).begin_object().field("median", s.median).field("min", s.min);
+	j.field("max", s.max).end_object();
+}
+
+void json_samples(Json &j, const char *k, const std::vector<double> &v)
+{
+	j.key(k).begin_array();
+	for (double x : v)
+		j.value(x);
+	j.end_array();
+}
+
+// --- mixed workload ------------------------------------------------------------
+
+struct MixedRound {
+	double cqs = 0, cqes = 0, reserved = 0;
+	double balance = 0;		// worst vector: max / mean users per CQ
+	double held_release = 0, held_idle = 0, idle_wait_ms = 0;
+	double get_ns = 0;		// wall time of the 1024 gets (ioctls)
+};
+
+uint32_t read_idle_timeout_ms()
+{
+	std::ifstream f("/sys/module/cqpool/parameters/idle_timeout_ms");
+	uint32_t v = 0;
+
+	f >> v;
+	return v;
+}
+
+// Worst vector's max/mean users per CQ, from where the gets landed.
+double balance_of(const std::vector<cqpool_cq_get> &g)
+{
+	std::map<uint32_t, std::map<uint32_t, unsigned int>> per_vec;
+	double worst = 0;
+
+	for (const auto &x : g)
+		per_vec[x.vector][x.cq_id]++;
+	for (const auto &v : per_vec) {
+		unsigned int most = 0, sum = 0;
+
+		for (const auto &c : v.second) {
+			most = std::max(most, c.second);
+			sum += c.second;
+		}
+		double mean = double(sum) / double(v.second.size());
+		worst = std::max(worst, most / mean);
+	}
+	return worst;
+}
+
+Error mixed_round(Cqpool &cq, int fd, const std::string &dev, uint32_t mode,
+		  uint32_t poll, uint32_t n, MixedRound &r)
+{
+	static const uint32_t sizes[] = {33, 129, 385, 1025, 65, 257};
+	std::vector<cqpool_cq_get> g(n);
+	cqpool_device_info d;
+	bool up = mode == CQPOOL_CQ_UPSTREAM;
+	Error e;
+
+	uint64_t t = now_ns();
+	for (uint32_t i = 0; i < n; i++) {
+		g[i] = make_arg<cqpool_cq_get>();
+		g[i].flags = up ? CQPOOL_CQ_GET_UPSTREAM : CQPOOL_CQ_GET_SHARED;
+		g[i].poll_ctx = poll;
+		set_name(g[i].device, dev);
+		g[i].nr_cqe = sizes[i % 6];
+		g[i].vector_hint = -1;
+		if (ioctl(fd, CQPOOL_IOC_CQ_GET, &g[i]) < 0) {
+			e = Error(errno, "CQPOOL_IOC_CQ_GET", dev);
+			n = i;
+			break;
+		}
+		r.reserved += g[i].nr_cqe;
+	}
+	r.get_ns = double(now_ns() - t);
+	if (!e)
+		e = find_device(cq, dev, d);
+	if (!e) {
+		r.cqs = double(up ? d.upstream_cqs : d.cqs);
+		r.cqes = double(up ? d.upstream_cqes : d.cqes);
+		r.balance = balance_of(g);
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		auto p = make_arg<cqpool_destroy>();
+
+		p.id = g[i].id;
+		if (ioctl(fd, CQPOOL_IOC_CQ_PUT, &p) < 0 && !e)
+			e = Error(errno, "CQPOOL_IOC_CQ_PUT", dev);
+	}
+	if (e)
+		return e;
+	e = find_device(cq, dev, d);
+	if (e)
+		return e;
+	r.held_release = double(up ? d.upstream_cqes : d.cqes);
+	// cqpool frees idle CQs after its idle timeout; upstream never.
+	// Both are read again after the same wait.
+	uint32_t limit = read_idle_timeout_ms() + 5000;
+	t = now_ns();
+	for (;;) {
+		e = find_device(cq, dev, d);
+		if (e)
+			return e;
+		uint64_t waited = (now_ns() - t) / 1000000;
+		if ((!up && !d.cqs) || waited >= limit || (up && waited >= limit - 5000))
+			break;
+		sleep_ms(50);
+	}
+	r.idle_wait_ms = double((now_ns() - t) / 1000000);
+	r.held_idle = double(up ? d.upstream_cqes : d.cqes);
+	return Error();
+}
+
+int cmd_mixed(const std::string &dev, const std::vector<uint32_t> &modes,
+	      uint32_t poll, uint32_t n, uint32_t rounds, const Context &ctx)
+{
+	Cqpool cq;
+	Error e = open_cqpool(cq);
+
+	if (e)
+		return fail(e);
+	int fd = ::open(CQPOOL_DEVICE_PATH, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return fail(Error(errno, "open"));
+	std::vector<std::vector<MixedRound>> res(modes.size());
+	for (uint32_t round = 0; round < rounds; round++) {
+		for (size_t m = 0; m < modes.size(); m++) {
+			MixedRound r;
+
+			if (modes[m] == CQPOOL_CQ_PER_QP)
+				continue;
+			e = mixed_round(cq, fd, dev, modes[m], poll, n, r);
+			if (e) {
+				::close(fd);
+				return fail(e);
+			}
+			res[m].push_back(r);
+		}
+		if (!ctx.json)
+			std::fprintf(stderr, "bench: round %u/%u\n", round + 1, rounds);
+	}
+	::close(fd);
+
+	Json j;
+	j.begin_object().field("kind", "mixed").field("device", dev);
+	j.field("reservations", n).field("rounds", rounds);
+	j.field("poll_ctx", poll_ctx_name(poll));
+	j.field("idle_timeout_ms", read_idle_timeout_ms());
+	for (size_t m = 0; m < modes.size(); m++) {
+		if (res[m].empty())
+			continue;
+		j.key(bench_mode_name(modes[m])).begin_object();
+		auto col = [&](const char *k, double MixedRound::*f) {
+			std::vector<double> v;
+
+			for (const auto &r : res[m])
+				v.push_back(r.*f);
+			json_samples(j, k, v);
+		};
+		col("cqs", &MixedRound::cqs);
+		col("cqes", &MixedRound::cqes);
+		col("reserved", &MixedRound::reserved);
+		col("balance", &MixedRound::balance);
+		col("held_after_release", &MixedRound::held_release);
+		col("held_after_idle", &MixedRound::held_idle);
+		col("idle_wait_ms", &MixedRound::idle_wait_ms);
+		col("get_wall_ns", &MixedRound::get_ns);
+		j.end_object();
+	}
+	j.end_object();
+	if (ctx.json) {
+		std::printf("%s\n", j.str().c_str());
+		return 0;
+	}
+	for (size_t m = 0; m < modes.size(); m++) {
+		if (res[m].empty())
+			continue;
+		const MixedRound &r = res[m].front();
+		std::printf("%s: %.0f CQs of %.0f CQEs for %.0f reserved (%.3fx), "
+			    "balance %.2f; held after release %.0f, after %.0f ms %.0f\n",
+			    bench_mode_name(modes[m]), r.cqs, r.cqes, r.reserved,
+			    r.reserved > 0 ? r.cqes / r.reserved : 0, r.balance,
+			    r.held_release, r.idle_wait_ms, r.held_idle);
+	}
+	return 0;
+}
+
+} // namespace
+
+int cmd_bench(const Args &args, const Context &ctx)
+{
+	std::string dev, err;
+	uint32_t kind = 0, prefill, nr_cqe, iterations, rounds, poll = CQPOOL_POLL_SOFTIRQ;
+	std::string k = args.get("kind", "getput");
+	std::vector<uint32_t> modes;
+	bool mixed = false;
+	Cqpool cq;
+
+	if (k == "getput")
+		kind = CQPOOL_BENCH_GET_PUT;
+	else if (k == "churn")
+		kind = CQPOOL_BENCH_CHURN;
+	else if (k == "storm")
+		kind = CQPOOL_BENCH_STORM;
+	else if (k == "mixed")
+		mixed = true;
+	else
+		return usage_error(bench_spec, "unknown --kind '" + k +
+				   "' (getput, churn, storm, mixed)");
+	if (!device_arg(bench_spec, args, dev))
+		return EXIT_USAGE;
+	if (args.has("poll") && !parse_poll_ctx(args.get("poll"), poll))
+		return usage_error(bench_spec, "unknown --poll '" + args.get("poll") + "'");
+	if (!parse_modes(args.get("modes", "cqpool,upstream"), modes))
+		return usage_error(bench_spec, "bad --modes '" + args.get("modes") +
+				   "' (cqpool,upstream,perqp)");
+	bool storm = kind == CQPOOL_BENCH_STORM && !mixed;
+	if (!args.get_u32("prefill", 8, 1, 4096, prefill, err) ||
+	    !args.get_u32("nr-cqe", 32, 1, UINT32_MAX, nr_cqe, err) ||
+	    !args.get_u32("iterations", storm || mixed ? 1024 : 10000, 1,
+			  storm || mixed ? CQPOOL_MAX_FD_OBJECTS : 1000000, iterations, err) ||
+	    !args.get_u32("rounds", 5, 1, 1000, rounds, err))
+		return usage_error(bench_spec, err);
+	if (mixed)
+		return cmd_mixed(dev, modes, poll, iterations, rounds, ctx);
+
+	Error e = open_cqpool(cq);
+	if (e)
+		return fail(e);
+
+	std::vector<Series> s(modes.size());
+	for (size_t m = 0; m < modes.size(); m++) {
+		s[m].mode = modes[m];
+		s[m].name = bench_mode_name(modes[m]);
+	}
+	for (uint32_t round = 0; round < rounds; round++) {
+		for (auto &x : s) {
+			if (x.skipped)
+				continue;
+			auto b = make_arg<cqpool_bench>();
+
+			b.kind = kind;
+			b.cq_mode = x.mode;
+			set_name(b.device, dev);
+			b.poll_ctx = poll;
+			b.nr_cqe = nr_cqe;
+			b.prefill = storm ? 0 : prefill;
+			b.iterations = iterations;
+			e = cq.bench(b);
+			if (x.mode == CQPOOL_CQ_UPSTREAM && e.err == EBUSY) {
+				std::fprintf(stderr,
+					     "cqpoolctl: upstream: the kernel's CQ pool is taken "
+					     "over by cqpool (cqpool_takeover loaded); skipped\n");
+				x.skipped = true;
+				continue;
+			}
+			if (e.err == EINVAL)
+				return fail(describe(e) + " (--nr-cqe, --prefill, --iterations "
+							  "or --modes out of the module's range?)");
+			if (e)
+				return fail(e);
+			x.get.push_back(double(b.get_ns) / iterations);
+			x.put.push_back(double(b.put_ns) / iterations);
+			x.cqs.push_back(b.cqs);
+			x.cqes.push_back(double(b.cqes));
+			x.reserved_cqes.push_back(double(b.reserved_cqes));
+		}
+		if (!ctx.json)
+			std::fprintf(stderr, "bench: round %u/%u\n", round + 1, rounds);
+	}
+
+	std::vector<Spread> g(s.size()), p(s.size());
+	int up = -1;
+	for (size_t m = 0; m < s.size(); m++) {
+		g[m] = spread(s[m].get);
+		p[m] = spread(s[m].put);
+		if (s[m].mode == CQPOOL_CQ_UPSTREAM && !s[m].skipped)
+			up = int(m);
+	}
+
+	if (ctx.json) {
+		Json j;
+
+		j.begin_object().field("kind", k).field("device", dev);
+		j.field("nr_cqe", nr_cqe).field("iterations", iterations);
+		j.field("rounds", rounds).field("poll_ctx", poll_ctx_name(poll));
+		if (!storm)
+			j.field("prefill", prefill);
+		for (size_t m = 0; m < s.size(); m++) {
+			j.key(s[m].name).begin_object();
+			j.field("skipped", s[m].skipped);
+			if (!s[m].skipped) {
+				json_spread(j, "get_ns", g[m]);
+				json_spread(j, "put_ns", p[m]);
+				json_samples(j, "get_ns_rounds", s[m].get);
+				json_samples(j, "put_ns_rounds", s[m].put);
+				json_samples(j, "cqs_rounds", s[m].cqs);
+				json_samples(j, "cqes_rounds", s[m].cqes);
+				json_samples(j, "reserved_cqes_rounds", s[m].reserved_cqes);
+				j.field("cqs", s[m].cqs.empty() ? 0.0 : s[m].cqs.back());
+				j.field("cqes", s[m].cqes.empty() ? 0.0 : s[m].cqes.back());
+				j.field("reserved_cqes", s[m].reserved_cqes.empty() ? 0.0 :
+							 s[m].reserved_cqes.back());
+			}
+			j.end_object();
+		}
+		if (up >= 0 && s[0].mode == CQPOOL_CQ_POOL && g[up].median > 0 &&
+		    p[up].median > 0) {
+			j.field("get_ratio", g[0].median / g[up].median);
+			j.field("put_ratio", p[0].median / p[up].median);
+		}
+		j.end_object();
+		std::printf("%s\n", j.str().c_str());
+		return 0;
+	}
+
+	std::printf("%s on %s: %u x %u CQEs, %u rounds%s\n\n", k.c_str(), dev.c_str(),
+		    iterations, nr_cqe, rounds,
+		    storm ? "" : (", prefill " + std::to_string(prefill) + " CQs/vector").c_str());
+	std::vector<std::string> header{""};
+	for (const auto &x : s)
+		if (!x.skipped)
+			header.push_back(x.name);
+	bool ratio = up >= 0 && s[0].mode == CQPOOL_CQ_POOL;
+	if (ratio)
+		header.push_back("cqpool/upstream");
+	Table t(header);
+	auto row = [&](const std::string &name, auto cell, auto rcell) {
+		std::vector<std::string> v{name};
+
+		for (size_t m = 0; m < s.size(); m++)
+			if (!s[m].skipped)
+				v.push_back(cell(m));
+		if (ratio)
+			v.push_back(rcell());
+		t.add(v);
+	};
+	auto last = [&](const std::vector<double> &v) { return v.empty() ? 0.0 : v.back(); };
+	row("get ns/op median (min-max)", [&](size_t m) { return spread_cell(g[m]); },
+	    [&] { return ratio_cell(g[0], g[up]); });
+	row("put ns/op median (min-max)", [&](size_t m) { return spread_cell(p[m]); },
+	    [&] { return ratio_cell(p[0], p[up]); });
+	row("CQs at fullest", [&](size_t m) { return grouped(uint64_t(last(s[m].cqs))); },
+	    [&] {
+		    double u = last(s[up].cqs);
+		    return u > 0 ? ratio_str(last(s[0].cqs) / u) : std::string("-");
+	    });
+	row("CQEs at fullest", [&](size_t m) { return grouped(uint64_t(last(s[m].cqes))); },
+	    [&] {
+		    double u = last(s[up].cqes);
+		    return u > 0 ? ratio_str(last(s[0].cqes) / u) : std::string("-");
+	    });
+	row("CQEs reserved",
+	    [&](size_t m) { return grouped(uint64_t(last(s[m].reserved_cqes))); },
+	    [&] { return std::string(); });
+	std::fputs(t.render().c_str(), stdout);
+	return 0;
+}
+
+} // namespace cqpoolctl
