@@ -3,7 +3,8 @@
 #
 # demo.sh - boot the stock Debian kernel in QEMU with soft-RoCE, load
 # cqpool, show what it sees and compare its memory use with upstream's
-# pool on the same reservations.
+# pool on the same reservations, then on a real NVMe-oF connection
+# (nvme-rdma to nvmet-rdma) with and without cqpool_takeover.ko.
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -17,7 +18,8 @@ make -s -C selftests KSFT_DIR="$(vm/kernel.sh source)/tools/testing/selftests" \
 
 rm -rf "$payload"
 mkdir -p "$payload"
-cp build/kbuild-stock/cqpool.ko build/selftests/workload_test "$payload/"
+cp build/kbuild-stock/cqpool.ko build/kbuild-stock/cqpool_takeover.ko \
+	build/selftests/workload_test build/selftests/nvmeof_test "$payload/"
 cp vm/payload-demo.sh "$payload/run.sh"
 
 echo "Booting $ver in QEMU (TCG) with soft-RoCE; this takes a minute."

@@ -3,8 +3,9 @@
 #
 # Runs inside the demo VM as /payload/run.sh: loads cqpool, shows what it
 # sees, and runs the mixed workload of 1024 reservations on cqpool's pool
-# and on upstream's ib_cq_pool_get(), side by side on rxe0.  Everything
-# for the person watching goes to $CQPOOL_RESULTS.
+# and on upstream's ib_cq_pool_get(), side by side on rxe0, then a real
+# NVMe-oF connection on upstream and through cqpool_takeover.ko.
+# Everything for the person watching goes to $CQPOOL_RESULTS.
 
 out=${CQPOOL_RESULTS:-/dev/stdout}
 
@@ -18,6 +19,12 @@ insmod /payload/cqpool.ko || exit 10
 	echo
 	echo "== 1024 reservations of 33, 129, 385, 1025, 65, 257 CQEs on rxe0"
 	/payload/workload_test | grep -E '^# (cqpool|upstream):' |
+		sed 's/^# //'
+	echo
+	echo "== NVMe-oF over rxe0 (nvme-rdma host, nvmet-rdma target, null_blk),"
+	echo "   unmodified in-tree ULPs: upstream, then cqpool_takeover.ko"
+	/payload/nvmeof_test |
+		grep -E '^# (nvme-rdma|cqpool|upstream|disabled)|^not ok|SKIP' |
 		sed 's/^# //'
 } >"$out" 2>&1
 rmmod cqpool
