@@ -271,7 +271,8 @@ static struct klp_func tk_funcs[] = {
 
 static struct klp_object tk_objs[] = {
 	{
-		.name = "ib_core",
+		/* NULL: vmlinux, where the RDMA core is built in. */
+		.name = IS_MODULE(CONFIG_INFINIBAND) ? "ib_core" : NULL,
 		.funcs = tk_funcs,
 		.callbacks = {
 			.pre_patch = tk_pre_patch,
