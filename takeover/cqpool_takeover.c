@@ -71,11 +71,17 @@ MODULE_PARM_DESC(reservations,
 static void tk_reconcile(struct work_struct *work);
 static DECLARE_DELAYED_WORK(tk_reconcile_work, tk_reconcile);
 
-/* Adds one to cq->cqe_used, under the lock ib_core's put takes. */
-static void tk_mirror(struct ib_cq *cq, int nr_cqe)
+/*
+ * Mirrors a reservation made (@made) or given back in cq->cqe_used, under
+ * the lock ib_core's own put takes.
+ */
+static void tk_mirror(struct ib_cq *cq, unsigned int nr_cqe, bool made)
 {
 	spin_lock_irq(&cq->device->cq_pools_lock);
-	cq->cqe_used += nr_cqe;
+	if (made)
+		cq->cqe_used += nr_cqe;
+	else
+		cq->cqe_used -= nr_cqe;
 	spin_unlock_irq(&cq->device->cq_pools_lock);
 }
 
@@ -160,7 +166,7 @@ static struct ib_cq *tk_cq_pool_get(struct ib_device *dev,
 	}
 	res->cq = cq;
 	res->nr_cqe = nr_cqe;
-	tk_mirror(cq, nr_cqe);
+	tk_mirror(cq, nr_cqe, true);
 	tk_track(res);
 	return cq;
 }
@@ -200,7 +206,7 @@ static void tk_cq_pool_put(struct ib_cq *cq, unsigned int nr_cqe)
 		tk_upstream_put(cq, nr_cqe);
 		return;
 	}
-	tk_mirror(cq, -(int)nr_cqe);
+	tk_mirror(cq, nr_cqe, false);
 	tk_release(res);
 	tk_untrack_done(1);
 }
