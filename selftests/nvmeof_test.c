@@ -373,6 +373,64 @@ static int harness_upstream_get(void)
 	return err;
 }
 
+/* rdma res lists no RC QP on rxe0 any more: every queue is destroyed. */
+static int wait_no_queues(void)
+{
+	int i;
+
+	/* rxe0's GSI QP is always there: the listing itself works. */
+	if (sh("/usr/bin/rdma res show qp link rxe0 | grep -q 'type GSI'"))
+		return -1;
+	for (i = 0; i < 100; i++) {
+		if (sh("/usr/bin/rdma res show qp link rxe0 | grep -q 'type RC'")) {
+			/* Each ULP puts its CQ right after destroying the QP. */
+			usleep(500 * 1000);
+			return 0;
+		}
+		usleep(100 * 1000);
+	}
+	return -1;
+}
+
+/*
+ * Through the harness, a reservation of a whole 8191-entry CQ on each
+ * vector of ib_core's softirq and workqueue pools: the number of CQs
+ * ib_core then needed beyond those it had.  0 when upstream's count of
+ * what is used on its CQs went back to 0.
+ */
+static int upstream_cqs_needed_for_full_cqs(void)
+{
+	static const unsigned int ctxs[] = {
+		CQPOOL_POLL_SOFTIRQ, CQPOOL_POLL_WORKQUEUE
+	};
+	struct cq_count before, after;
+	struct cqpool_cq_get g;
+	unsigned int i;
+	int fd, vec;
+
+	fd = open(CQPOOL_DEVICE_PATH, O_RDWR | O_CLOEXEC);
+	if (fd < 0 || rdma_cqs("ib_core", &before))
+		return -1;
+	for (i = 0; i < 2; i++) {
+		for (vec = 0; vec < 2; vec++) {
+			memset(&g, 0, sizeof(g));
+			g.size = sizeof(g);
+			g.flags = CQPOOL_CQ_GET_UPSTREAM;
+			g.poll_ctx = ctxs[i];
+			strcpy(g.device, "rxe0");
+			g.nr_cqe = 8191;
+			g.vector_hint = vec;
+			if (ioctl(fd, CQPOOL_IOC_CQ_GET, &g)) {
+				close(fd);
+				return -1;
+			}
+		}
+	}
+	i = rdma_cqs("ib_core", &after);
+	close(fd);
+	return i ? -1 : (int)(after.cqs - before.cqs);
+}
+
 FIXTURE(nvmeof) {
 	const char *missing;
 	int instance;
@@ -506,6 +564,43 @@ TEST_F_TIMEOUT(nvmeof, upstream_then_takeover, 300)
 	ksft_print_msg("cqpool:   host (softirq) %llu CQEs in %llu queues, %s %llu in %llu\n",
 		       host_res, host_users, "target (workqueue)", tgt_res,
 		       tgt_users);
+}
+
+/*
+ * A connection made on upstream stays open while the takeover comes in:
+ * its I/O goes on, and its puts at disconnect are accounted as ib_core
+ * does (nothing for cqpool, and ib_core's CQs are whole again).
+ */
+TEST_F_TIMEOUT(nvmeof, upstream_queues_across_the_takeover, 300)
+{
+	struct cq_count core0, core1;
+	struct totals t;
+	char dev[64];
+
+	if (self->missing)
+		SKIP(return, "%s", self->missing);
+
+	ASSERT_EQ(0, rdma_cqs("ib_core", &core0));
+	ASSERT_EQ(0, connect_and_io(_metadata, &self->instance, dev, sizeof(dev)));
+	ASSERT_EQ(0, rdma_cqs("ib_core", &core1));
+	ASSERT_LT(core0.cqs, core1.cqs);
+
+	ASSERT_EQ(0, takeover_load());
+	self->takeover = true;
+	EXPECT_EQ(0, io_check(dev));
+	/* ib_core's put, done by the takeover's copy of it. */
+	ASSERT_EQ(0, disconnect(&self->instance));
+	ASSERT_EQ(0, wait_no_queues());
+	EXPECT_EQ(0, read_long(TK_RES));
+	ASSERT_EQ(0, read_totals(&t));
+	EXPECT_EQ(0, t.cqs);
+	ASSERT_EQ(0, takeover_unload());
+	self->takeover = false;
+
+	/* Every entry of every ib_core CQ is free again: nothing new needed. */
+	EXPECT_EQ(0, upstream_cqs_needed_for_full_cqs());
+	ksft_print_msg("upstream queues open across the takeover: I/O went on, %s\n",
+		       "their puts were accounted as ib_core does");
 }
 
 /*
