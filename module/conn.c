@@ -14,6 +14,8 @@
 #include <kunit/visibility.h>
 #include <linux/ktime.h>
 
+#include <cqpool/takeover.h>
+
 #include "conn.h"
 #include "cqpool_internal.h"
 
@@ -325,7 +327,8 @@ static bool cqpool_conn_valid(const struct cqpool_conn_create *a,
  * Context: process context; sleeps until connected (at most 10 s).
  * Return: the connection, or an ERR_PTR: -EINVAL for bad arguments,
  * -ENODEV for an unknown device, -EADDRNOTAVAIL for a device without an
- * IPv4 address, -ETIMEDOUT, -EINTR, or what the CM or a verb said.
+ * IPv4 address, -EBUSY for upstream's pool while cqpool_takeover.ko has
+ * it, -ETIMEDOUT, -EINTR, or what the CM or a verb said.
  */
 struct cqpool_conn *cqpool_conn_create(const struct cqpool_conn_create *a,
 				       struct cqpool *pool)
@@ -338,6 +341,9 @@ struct cqpool_conn *cqpool_conn_create(const struct cqpool_conn_create *a,
 
 	if (!cqpool_conn_valid(a, pool))
 		return ERR_PTR(-EINVAL);
+	/* Taken over, upstream's pool is cqpool's: nothing to compare. */
+	if (a->cq_mode == CQPOOL_CQ_UPSTREAM && cqpool_takeover_active())
+		return ERR_PTR(-EBUSY);
 	c = kzalloc(sizeof(*c), GFP_KERNEL);
 	if (!c)
 		return ERR_PTR(-ENOMEM);

@@ -612,6 +612,7 @@ void cqpool_dev_release_pools(struct cqpool_dev *cdev)
 {
 	struct cqpool *pool, *next;
 	int waited = 0;
+	LIST_HEAD(dead);
 
 	const struct ib_event fatal = {
 		.device = cdev->ibdev,
@@ -633,10 +634,19 @@ void cqpool_dev_release_pools(struct cqpool_dev *cdev)
 	}
 
 	mutex_lock(&cdev->lock);
-	list_for_each_entry_safe(pool, next, &cdev->pools, node) {
+	list_splice_init(&cdev->pools, &dead);
+	memset(cdev->shared, 0, sizeof(cdev->shared));
+	mutex_unlock(&cdev->lock);
+
+	/*
+	 * Not under cdev->lock: freeing a pool waits for its reclaim work,
+	 * which waits in ib_free_cq() for the CQ's completion work, whose ULP
+	 * handlers may wait for locks a ULP holds while it calls
+	 * cqpool_device_pool() (rdma_cm's handler_mutex, for nvme-rdma
+	 * through the takeover), and that takes cdev->lock.
+	 */
+	list_for_each_entry_safe(pool, next, &dead, node) {
 		list_del(&pool->node);
 		cqpool_free(pool);
 	}
-	memset(cdev->shared, 0, sizeof(cdev->shared));
-	mutex_unlock(&cdev->lock);
 }

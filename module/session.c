@@ -12,6 +12,7 @@
 #include <linux/uaccess.h>
 #include <linux/xarray.h>
 #include <uapi/linux/cqpool.h>
+#include <cqpool/takeover.h>
 
 #include "conn.h"
 #include "cqpool_internal.h"
@@ -256,6 +257,9 @@ static struct ib_cq *cqpool_upstream_get(struct ib_device *dev,
 
 	if (!a->nr_cqe || a->nr_cqe > dev->attrs.max_cqe)
 		return ERR_PTR(-EINVAL);
+	/* Taken over, ib_cq_pool_get() is cqpool: it would be measured twice. */
+	if (cqpool_takeover_active())
+		return ERR_PTR(-EBUSY);
 	ret = cqpool_dev_hold(dev);
 	if (ret)
 		return ERR_PTR(ret);

@@ -195,7 +195,8 @@ if ! src=$(vm/kernel.sh source 2>"$out/source.log"); then
 fi
 
 step lint:checkpatch perl "$src/scripts/checkpatch.pl" --strict --no-tree \
-	--quiet --show-types -f module/*.c module/*.h kunit/*.c kunit/*.h \
+	--quiet --show-types -f module/*.c module/*.h takeover/*.c \
+	kunit/*.c kunit/*.h \
 	include/cqpool/*.h include/uapi/linux/*.h selftests/*.c selftests/*.h
 
 stock_ver=$(vm/run.sh --print-stock-version)

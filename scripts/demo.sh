@@ -3,8 +3,9 @@
 #
 # demo.sh - boot the stock Debian kernel in QEMU with soft-RoCE, load
 # cqpool, show what it sees, run a storage-like workload with CQs from
-# cqpool, from upstream's pool and one per QP, and compare memory use
-# with upstream's pool on the same reservations.
+# cqpool, from upstream's pool and one per QP, compare memory use with
+# upstream's pool on the same reservations, then on a real NVMe-oF
+# connection (nvme-rdma to nvmet-rdma) with and without cqpool_takeover.ko.
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -19,7 +20,8 @@ make -s -C selftests KSFT_DIR="$(vm/kernel.sh source)/tools/testing/selftests" \
 
 rm -rf "$payload"
 mkdir -p "$payload"
-cp build/kbuild-stock/cqpool.ko build/selftests/workload_test \
+cp build/kbuild-stock/cqpool.ko build/kbuild-stock/cqpool_takeover.ko \
+	build/selftests/workload_test build/selftests/nvmeof_test \
 	build/userspace/cqpoolctl "$payload/"
 cp vm/payload-demo.sh "$payload/run.sh"
 

@@ -14,5 +14,6 @@ dir=$top/build/kbuild-$kind
 
 mkdir -p "$dir"
 rsync -a --delete --exclude="*.o" --exclude=".*.cmd" --exclude="*.ko" \
-	"$top/Kbuild" "$top/module" "$top/include" "$top/kunit" "$dir/"
+	"$top/Kbuild" "$top/module" "$top/include" "$top/kunit" "$top/takeover" \
+	"$dir/"
 make -C "$kdir" M="$dir" "$@" modules

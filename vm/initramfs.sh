@@ -136,7 +136,9 @@ if [[ $kind == stock ]]; then
 	ver=$(stock_version)
 	mdir=/lib/modules/$ver
 	[[ -d $mdir/kernel ]] || die "no modules in $mdir"
-	mods=(veth rdma_rxe crc32_generic ib_uverbs rdma_ucm ib_core rdma_cm ib_cm iw_cm)
+	# nvmet-rdma, nvme-rdma and null_blk: the NVMe-oF test loads them itself.
+	mods=(veth rdma_rxe crc32_generic ib_uverbs rdma_ucm ib_core rdma_cm ib_cm iw_cm
+		nvmet nvmet-rdma nvme-rdma nvme-fabrics nvme-core null_blk configfs)
 	mapfile -t kos < <(modprobe -a --show-depends -S "$ver" "${mods[@]}" |
 		awk '$1 == "insmod" { print $2 }' | sort -u)
 	[[ ${#kos[@]} -ge ${#mods[@]} ]] || die "module closure of ${mods[*]} looks incomplete: ${kos[*]}"

@@ -1,0 +1,312 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cqpool_takeover - a livepatch that gives the in-kernel ULPs of a stock
+ * kernel (nvme-rdma, nvmet-rdma, iSER, SRP, ...) cqpool's CQ pools
+ * without patching them: ib_cq_pool_get() and ib_cq_pool_put() of
+ * ib_core are replaced by calls into the device pool of cqpool.ko for the
+ * same poll context.
+ *
+ * Hand-over.  CQs that upstream handed out before the patch stay
+ * upstream's: a put of one of them is accounted exactly as ib_core does
+ * (a livepatch cannot call the function it replaces, so that accounting
+ * is repeated here).  A put is told apart by the table of reservations
+ * made through the takeover, not by a guess from the CQ.
+ *
+ * Disabling.  `echo 0 > /sys/kernel/livepatch/cqpool_takeover/enabled`
+ * cannot be refused, so it is made safe instead: reservations made
+ * through the takeover keep being returned to cqpool until all are back.
+ *  - Each one is mirrored in cq->cqe_used of its cqpool CQ, which is
+ *    exactly what ib_core's own ib_cq_pool_put() subtracts from: once
+ *    the patch is gone, a ULP's put of a cqpool CQ is accounted by ib_core
+ *    without a warning and without touching anything else.
+ *  - This module keeps a reference to itself while any reservation made
+ *    through it is outstanding, so it cannot be removed before they are
+ *    back.  After the unpatch, a work item gives a CQ's reservations
+ *    back to cqpool once ib_core's count on it has dropped to zero, which
+ *    means every ULP queue on it has put it back; cqpool then frees it
+ *    after its idle timeout.
+ * New gets after the unpatch are ib_core's own again.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/err.h>
+#include <linux/hashtable.h>
+#include <linux/livepatch.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/slab.h>
+#include <linux/workqueue.h>
+#include <rdma/ib_verbs.h>
+
+#include <cqpool/cqpool.h>
+#include <cqpool/takeover.h>
+
+/*
+ * After the unpatch, how often ib_core's counts on cqpool CQs are looked
+ * at: a ULP's teardown is a matter of seconds, a few looks per second
+ * cost nothing.
+ */
+#define TK_RECONCILE_MS		200
+
+/**
+ * struct tk_res - a reservation made through the takeover
+ * @node: in tk_table, hashed by @cq
+ * @cq: the cqpool CQ handed to the ULP
+ * @nr_cqe: the entries reserved, as the ULP asked
+ */
+struct tk_res {
+	struct hlist_node node;
+	struct ib_cq *cq;
+	unsigned int nr_cqe;
+};
+
+/* Protects tk_table and tk_nr_res. */
+static DEFINE_MUTEX(tk_lock);
+static DEFINE_HASHTABLE(tk_table, 7);
+static unsigned int tk_nr_res;
+module_param_named(reservations, tk_nr_res, uint, 0444);
+MODULE_PARM_DESC(reservations,
+		 "Reservations made through the takeover and not yet back in cqpool");
+
+static void tk_reconcile(struct work_struct *work);
+static DECLARE_DELAYED_WORK(tk_reconcile_work, tk_reconcile);
+
+/*
+ * Mirrors a reservation made (@made) or given back in cq->cqe_used, under
+ * the lock ib_core's own put takes.
+ */
+static void tk_mirror(struct ib_cq *cq, unsigned int nr_cqe, bool made)
+{
+	spin_lock_irq(&cq->device->cq_pools_lock);
+	if (made)
+		cq->cqe_used += nr_cqe;
+	else
+		cq->cqe_used -= nr_cqe;
+	spin_unlock_irq(&cq->device->cq_pools_lock);
+}
+
+static void tk_track(struct tk_res *res)
+{
+	mutex_lock(&tk_lock);
+	hash_add(tk_table, &res->node, (unsigned long)res->cq);
+	/* The module stays until every reservation is back in cqpool. */
+	if (!tk_nr_res++)
+		__module_get(THIS_MODULE);
+	mutex_unlock(&tk_lock);
+}
+
+/* Called once @n reservations taken out of the table are back in cqpool. */
+static void tk_untrack_done(unsigned int n)
+{
+	bool last;
+
+	mutex_lock(&tk_lock);
+	tk_nr_res -= n;
+	last = !tk_nr_res;
+	mutex_unlock(&tk_lock);
+	if (last && n)
+		module_put(THIS_MODULE);
+}
+
+/* Takes the reservation of @nr_cqe entries on @cq out of the table. */
+static struct tk_res *tk_untrack(struct ib_cq *cq, unsigned int nr_cqe)
+{
+	struct tk_res *res;
+
+	mutex_lock(&tk_lock);
+	hash_for_each_possible(tk_table, res, node, (unsigned long)cq) {
+		if (res->cq == cq && res->nr_cqe == nr_cqe) {
+			hash_del(&res->node);
+			mutex_unlock(&tk_lock);
+			return res;
+		}
+	}
+	mutex_unlock(&tk_lock);
+	return NULL;
+}
+
+/* Gives a reservation taken out of the table back to cqpool. */
+static void tk_release(struct tk_res *res)
+{
+	cqpool_cq_put(res->cq, res->nr_cqe, NULL);
+	kfree(res);
+}
+
+/*
+ * Replaces ib_cq_pool_get(): the same arguments and contract, served by
+ * cqpool's shared pool of the device and poll context.  A vector hint of
+ * -1 picks cqpool's least-loaded vector rather than upstream's round
+ * robin.
+ */
+static struct ib_cq *tk_cq_pool_get(struct ib_device *dev,
+				    unsigned int nr_cqe, int comp_vector_hint,
+				    enum ib_poll_context poll_ctx)
+{
+	struct cqpool *pool;
+	struct tk_res *res;
+	struct ib_cq *cq;
+
+	/* As upstream: IB_POLL_DIRECT cannot be shared. */
+	if (poll_ctx > IB_POLL_LAST_POOL_TYPE) {
+		WARN_ON_ONCE(poll_ctx > IB_POLL_LAST_POOL_TYPE);
+		return ERR_PTR(-EINVAL);
+	}
+
+	pool = cqpool_device_pool(dev, poll_ctx);
+	if (IS_ERR(pool))
+		return ERR_CAST(pool);
+
+	res = kmalloc(sizeof(*res), GFP_KERNEL);
+	if (!res)
+		return ERR_PTR(-ENOMEM);
+	cq = cqpool_cq_get(pool, nr_cqe, comp_vector_hint, NULL);
+	if (IS_ERR(cq)) {
+		kfree(res);
+		return cq;
+	}
+	res->cq = cq;
+	res->nr_cqe = nr_cqe;
+	tk_mirror(cq, nr_cqe, true);
+	tk_track(res);
+	return cq;
+}
+
+/* What ib_cq_pool_put() of Linux 6.1 does, for a CQ of ib_core's pool. */
+static void tk_upstream_put(struct ib_cq *cq, unsigned int nr_cqe)
+{
+	if (WARN_ON_ONCE(nr_cqe > cq->cqe_used))
+		return;
+
+	spin_lock_irq(&cq->device->cq_pools_lock);
+	cq->cqe_used -= nr_cqe;
+	spin_unlock_irq(&cq->device->cq_pools_lock);
+}
+
+/*
+ * Replaces ib_cq_pool_put(): a reservation made through the takeover goes
+ * back to cqpool, anything else is upstream's.  May sleep, as every
+ * in-tree caller allows (they call it while tearing down a queue).
+ */
+static void tk_cq_pool_put(struct ib_cq *cq, unsigned int nr_cqe)
+{
+	struct tk_res *res;
+
+	might_sleep();
+	res = tk_untrack(cq, nr_cqe);
+	if (!res) {
+		/*
+		 * A cqpool CQ we did not hand out with these entries: a ULP
+		 * bug.  Leave cqpool's ledger alone rather than guess.
+		 */
+		if (cqpool_owns_cq(cq)) {
+			pr_err_ratelimited("put of %u entries of a cqpool CQ that were not reserved through the takeover\n",
+					   nr_cqe);
+			return;
+		}
+		tk_upstream_put(cq, nr_cqe);
+		return;
+	}
+	tk_mirror(cq, nr_cqe, false);
+	tk_release(res);
+	tk_untrack_done(1);
+}
+
+/*
+ * After the unpatch: ib_core's put subtracts from the mirrored
+ * cq->cqe_used.  Zero there means every reservation on that CQ has been
+ * put back by its ULP, so they all go back to cqpool now.  A CQ with
+ * some left waits for the next look.
+ */
+static void tk_reconcile(struct work_struct *work)
+{
+	struct hlist_node *tmp;
+	struct tk_res *res;
+	HLIST_HEAD(done);
+	unsigned int n = 0, left;
+	int bkt;
+
+	mutex_lock(&tk_lock);
+	hash_for_each_safe(tk_table, bkt, tmp, res, node) {
+		if (READ_ONCE(res->cq->cqe_used))
+			continue;
+		hash_del(&res->node);
+		hlist_add_head(&res->node, &done);
+	}
+	mutex_unlock(&tk_lock);
+
+	hlist_for_each_entry_safe(res, tmp, &done, node) {
+		tk_release(res);
+		n++;
+	}
+	if (n)
+		pr_info("gave %u reservations back to cqpool after the unpatch\n",
+			n);
+
+	mutex_lock(&tk_lock);
+	left = tk_nr_res - n;
+	mutex_unlock(&tk_lock);
+	tk_untrack_done(n);
+	if (left)
+		schedule_delayed_work(&tk_reconcile_work,
+				      msecs_to_jiffies(TK_RECONCILE_MS));
+}
+
+static int tk_pre_patch(struct klp_object *obj)
+{
+	/* From now on the harness's "upstream" figures would be cqpool's. */
+	cqpool_takeover_set_active(true);
+	return 0;
+}
+
+static void tk_post_unpatch(struct klp_object *obj)
+{
+	/* Every task now runs ib_core's own functions: it does the puts. */
+	cqpool_takeover_set_active(false);
+	mod_delayed_work(system_wq, &tk_reconcile_work, 0);
+}
+
+static struct klp_func tk_funcs[] = {
+	{
+		.old_name = "ib_cq_pool_get",
+		.new_func = tk_cq_pool_get,
+	}, {
+		.old_name = "ib_cq_pool_put",
+		.new_func = tk_cq_pool_put,
+	}, { }
+};
+
+static struct klp_object tk_objs[] = {
+	{
+		/* NULL: vmlinux, where the RDMA core is built in. */
+		.name = IS_MODULE(CONFIG_INFINIBAND) ? "ib_core" : NULL,
+		.funcs = tk_funcs,
+		.callbacks = {
+			.pre_patch = tk_pre_patch,
+			.post_unpatch = tk_post_unpatch,
+		},
+	}, { }
+};
+
+static struct klp_patch tk_patch = {
+	.mod = THIS_MODULE,
+	.objs = tk_objs,
+};
+
+static int __init tk_init(void)
+{
+	return klp_enable_patch(&tk_patch);
+}
+
+static void __exit tk_exit(void)
+{
+	/* Only reached once every reservation is back (module reference). */
+	cancel_delayed_work_sync(&tk_reconcile_work);
+	WARN_ON(!hash_empty(tk_table));
+}
+
+module_init(tk_init);
+module_exit(tk_exit);
+
+MODULE_DESCRIPTION("Livepatch: ib_cq_pool_get()/ib_cq_pool_put() served by cqpool");
+MODULE_LICENSE("GPL");
+MODULE_INFO(livepatch, "Y");
