@@ -4,6 +4,7 @@
 # make check       every test: lint, build, userspace, both VMs
 # make check-fast  the same without the debug kernel
 # make demo        boot the stock kernel with soft-RoCE and show cqpool
+# make bench       cqpool vs upstream vs per-QP CQs in one stock VM boot: bench/results.json, BENCHMARKS.md
 #
 # KDIR defaults to the running kernel's build dir, else the newest
 # installed Debian linux-headers-*-amd64.
@@ -34,3 +35,7 @@ check-fast:
 
 demo:
 	./scripts/demo.sh
+
+.PHONY: bench
+bench:
+	./scripts/bench.sh

@@ -18,6 +18,7 @@
 #include <linux/string.h>
 #include <linux/ktime.h>
 #include <uapi/linux/cqpool.h>
+#include <cqpool/takeover.h>
 
 #include "cqpool_internal.h"
 #include "session.h"
@@ -342,6 +343,9 @@ int cqpool_bench_run(struct cqpool_session *s, void *arg)
 
 	if (!cqpool_bench_valid(a))
 		return -EINVAL;
+	/* Taken over, upstream's pool is cqpool's: nothing to compare. */
+	if (a->cq_mode == CQPOOL_CQ_UPSTREAM && cqpool_takeover_active())
+		return -EBUSY;
 	b.dev = ib_device_get_by_name(a->device, RDMA_DRIVER_UNKNOWN);
 	if (!b.dev)
 		return -ENODEV;

@@ -61,6 +61,10 @@ static bool cqpool_traffic_ticket(struct cqpool_conn *c, struct cqpool_run *run)
 
 	if (cqpool_traffic_over(c, run))
 		return false;
+	/* Never more than @depth in flight: the send queue holds no more. */
+	if (atomic64_read(&c->posted) - atomic64_read(&c->send_done) >=
+	    run->depth)
+		return false;
 	if (send && atomic_dec_if_positive(&c->credits) < 0)
 		return false;
 	if (!run->count) {
@@ -159,8 +163,9 @@ static void cqpool_traffic_send_done(struct ib_cq *cq, struct ib_wc *wc)
 		return;
 	if (wc->status == IB_WC_SUCCESS)
 		atomic64_inc(&c->sent);
-	cqpool_traffic_sends(c, run);
+	/* Done before the next is posted: it frees its place in the queue. */
 	atomic64_inc(&c->send_done);
+	cqpool_traffic_sends(c, run);
 	cqpool_traffic_check(c, run);
 }
 

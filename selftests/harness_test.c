@@ -160,12 +160,7 @@ TEST_F_TIMEOUT(harness, siw_traffic_in_every_mode, TRAFFIC_TIMEOUT)
 {
 	if (!device_present("siw0"))
 		SKIP(return, "no siw0: this kernel has no soft-iWARP");
-	/*
-	 * SEND only: RDMA WRITE over a looped-back siw connection ends in
-	 * an error completion after a few dozen messages on 6.1, whatever
-	 * the CQ's origin (an open item; rxe runs both).
-	 */
-	traffic_in_every_mode(_metadata, self->fd, "siw0", false);
+	traffic_in_every_mode(_metadata, self->fd, "siw0", true);
 }
 
 TEST_F_TIMEOUT(harness, traffic_for_a_duration_over_all_connections,
@@ -225,23 +220,31 @@ TEST_F(harness, list_reports_what_debugfs_shows)
 	}
 	EXPECT_EQ(1, found);
 
+	/* Other devices' pools may be there too (idle, with no CQ). */
 	l.what = CQPOOL_LIST_POOLS;
 	l.entry_size = sizeof(pool[0]);
 	l.count = 8;
 	l.entries = (uintptr_t)pool;
 	ASSERT_EQ(0, ioctl(self->fd, CQPOOL_IOC_LIST, &l));
-	ASSERT_EQ(1, l.count);
-	EXPECT_STREQ("rxe0", pool[0].device);
-	EXPECT_EQ(0, pool[0].flags & CQPOOL_POOL_INFO_OWNED);
-	EXPECT_EQ(0, pool[0].flags & CQPOOL_POOL_INFO_BROKEN);
-	EXPECT_EQ(100, pool[0].reserved_cqes);
+	ASSERT_LE(1, l.count);
+	for (i = 0, found = 0; i < l.count && i < 8; i++) {
+		if (strcmp(pool[i].device, "rxe0"))
+			continue;
+		found++;
+		EXPECT_EQ(0, pool[i].flags & CQPOOL_POOL_INFO_OWNED);
+		EXPECT_EQ(0, pool[i].flags & CQPOOL_POOL_INFO_BROKEN);
+		EXPECT_EQ(100, pool[i].reserved_cqes);
+	}
+	EXPECT_EQ(1, found);
 
 	l.what = CQPOOL_LIST_CQS;
 	l.entry_size = sizeof(cq[0]);
 	l.count = 8;
 	l.entries = (uintptr_t)cq;
 	ASSERT_EQ(0, ioctl(self->fd, CQPOOL_IOC_LIST, &l));
+	/* The one CQ of cqpool's anywhere: the idle ones have gone. */
 	ASSERT_EQ(1, l.count);
+	EXPECT_STREQ("rxe0", cq[0].device);
 	EXPECT_EQ(g.cq_id, cq[0].cq_id);
 	EXPECT_EQ(g.cqe, cq[0].cqe);
 	EXPECT_EQ(g.vector, cq[0].vector);

@@ -1,0 +1,50 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# bench.sh - make bench: boot the stock Debian kernel (never the debug
+# one: no KASAN or lockdep in the numbers) in QEMU with soft-RoCE, run
+# every scenario for cqpool, upstream's ib_cq_pool_get() and one CQ per
+# QP in alternation (vm/payload-bench.sh), and write bench/results.json
+# and BENCHMARKS.md (scripts/bench-report.py).
+#
+# Environment: BENCH_ROUNDS=5 rounds per scenario; CQPOOL_VM_MEM (default
+# 6G here: 1024 prefilled CQs per vector of 8191 rxe entries take 1 GiB
+# for each pool) and CQPOOL_VM_SMP (2) as vm/run.sh.
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+t0=$(date +%s)
+# The tree the numbers come from, read before building.
+commit=$(git --no-optional-locks rev-parse --short HEAD 2>/dev/null || echo unknown)
+dirty=$(git --no-optional-locks status --porcelain --untracked-files=no 2>/dev/null | head -c1)
+ver=$(vm/run.sh --print-stock-version)
+work=$top/build/bench
+payload=$work/payload
+rounds=${BENCH_ROUNDS:-5}
+[[ $rounds -ge 5 ]] || echo "bench.sh: warning: BENCH_ROUNDS=$rounds (<5) is for trying things out" >&2
+
+scripts/kbuild.sh stock "/usr/src/linux-headers-$ver" -s
+make -s -C userspace cqpoolctl
+
+rm -rf "$payload" "$work/vm"
+mkdir -p "$payload"
+cp build/kbuild-stock/cqpool.ko build/userspace/cqpoolctl "$payload/"
+cp vm/payload-bench.sh "$payload/run.sh"
+echo "BENCH_ROUNDS=$rounds" >"$payload/bench.env"
+
+echo "bench: booting $ver in QEMU (TCG, ${CQPOOL_VM_SMP:-2} vCPUs, ${CQPOOL_VM_MEM:-6G}) with soft-RoCE; about 3-5 minutes."
+rc=0
+CQPOOL_VM_QUIET=1 CQPOOL_VM_MEM=${CQPOOL_VM_MEM:-6G} \
+	CQPOOL_VM_TIMEOUT=${CQPOOL_VM_TIMEOUT:-1500} \
+	vm/run.sh stock "$payload" "$work/vm" >"$work/vm.log" 2>&1 || rc=$?
+if [[ $rc -ne 0 ]]; then
+	echo "bench: the VM run failed (status $rc); see $work/vm.log and $work/vm/console.log" >&2
+	tail -n 20 "$work/vm.log" >&2
+	exit 1
+fi
+python3 scripts/bench-report.py --results "$work/vm/results.log" \
+	--qemu-cmdline "$work/vm/cmdline" --ko build/kbuild-stock/cqpool.ko \
+	--elapsed "$(($(date +%s) - t0))" --commit "$commit${dirty:+-dirty}" \
+	--json bench/results.json --md BENCHMARKS.md
+echo "bench: wrote bench/results.json and BENCHMARKS.md in $(($(date +%s) - t0)) s"

@@ -1,0 +1,98 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# Runs inside the stock-kernel VM as /payload/run.sh for make bench
+# (scripts/bench.sh): loads cqpool and runs every scenario for cqpool,
+# upstream's ib_cq_pool_get() and one CQ per QP, alternating within each
+# round.  Each result goes to $CQPOOL_RESULTS as one line
+#   BENCH NAME {json}
+# which scripts/bench-report.py turns into bench/results.json and
+# BENCHMARKS.md.
+#
+# Upstream never frees its CQs, so each scenario gets its own poll context
+# (upstream keeps one list per context) and the scenarios that must see a
+# fresh upstream run first on theirs:
+#   workqueue  first 32-CQE reservation (first in the boot), then mixed
+#   softirq    storm (its first upstream round is cold), then traffic
+#   unbound    get/put and churn, prefill 1, 64, 1024 in increasing order,
+#              so upstream's list holds exactly the prefilled CQs
+
+out=${CQPOOL_RESULTS:-/dev/stdout}
+ctl=/payload/cqpoolctl
+dev=rxe0
+# scripts/bench.sh may set BENCH_ROUNDS here.
+# shellcheck disable=SC1091
+[ -f /payload/bench.env ] && . /payload/bench.env
+rounds=${BENCH_ROUNDS:-5}
+status=0
+
+bench() { # NAME ARGS...: one JSON line
+	name=$1
+	shift
+	t0=$(date +%s)
+	if json=$("$@" --json); then
+		echo "BENCH $name $json" >>"$out"
+	else
+		echo "BENCH-FAIL $name rc=$?" >>"$out"
+		status=1
+	fi
+	echo "cqpool-bench: $name done in $(($(date +%s) - t0)) s"
+}
+
+insmod /payload/cqpool.ko || exit 10
+# cqpool frees idle CQs after this; the default (30 s) would make the
+# memory scenario wait 30 s per round.
+echo 2000 >/sys/module/cqpool/parameters/idle_timeout_ms
+
+{
+	echo "BENCH machine {\"vcpus\": $(nproc), \"kernel\": \"$(uname -r)\"," \
+		"\"mem_kb\": $(awk '/MemTotal/ {print $2}' /proc/meminfo)," \
+		"\"cpu\": \"$(awk -F': ' '/model name/ {print $2; exit}' /proc/cpuinfo)\"}"
+} >>"$out"
+$ctl devices --json | sed 's/^/BENCH devices /' >>"$out"
+
+# 1. The first reservation of 32 CQEs: upstream first, on a poll context
+#    nothing has used in this boot.
+bench first32 $ctl bench --kind storm --device $dev --poll workqueue \
+	--modes upstream,cqpool --iterations 1 --nr-cqe 32 --rounds 1
+
+# 2. Memory and balance: 1024 mixed reservations.
+bench mixed $ctl bench --kind mixed --device $dev --poll workqueue \
+	--modes cqpool,upstream --rounds "$rounds"
+
+# QEMU maps guest RAM on first touch, which makes the first scenario to
+# use a lot of memory pay for it.  One discarded storm round of cqpool and
+# per-QP CQs (not upstream: its softirq list must stay fresh) takes that.
+bench storm-warmup $ctl bench --kind storm --device $dev --poll softirq \
+	--modes cqpool,perqp --iterations 4096 --nr-cqe 513 --rounds 1
+
+# 3. Connection storm: 4096 reservations of an nvme-rdma I/O queue's CQ
+#    (4 * queue_size 128 + 1 = 513 CQEs), then all released.
+bench storm $ctl bench --kind storm --device $dev --poll softirq \
+	--modes cqpool,upstream,perqp --iterations 4096 --nr-cqe 513 \
+	--rounds "$rounds"
+
+# 4. get/put latency, room in the first CQ upstream scans (getput) and in
+#    the last one (churn).
+for p in 1 64 1024; do
+	for k in getput churn; do
+		bench "$k-$p" $ctl bench --kind $k --device $dev --poll unbound \
+			--modes cqpool,upstream,perqp --prefill $p --nr-cqe 32 \
+			--iterations 10000 --rounds "$rounds"
+	done
+done
+
+# 5. Completions: 32 and 128 looped-back QP pairs (64 and 256 QPs), each
+#    --mode all runs cqpool, upstream and per-QP CQs in turn.
+for pairs in 32 128; do
+	r=1
+	while [ $r -le "$rounds" ]; do
+		bench "traffic-$pairs-$r" $ctl run --device $dev --profile custom \
+			--connections 1 --queues $pairs --queue-depth 128 \
+			--mode all --seconds 3
+		r=$((r + 1))
+	done
+done
+
+rmmod cqpool
+exit $status
