@@ -10,8 +10,6 @@
 #include <linux/delay.h>
 #include <linux/irq_poll.h>
 #include <linux/in.h>
-#include <linux/inetdevice.h>
-#include <linux/netdevice.h>
 #include <linux/slab.h>
 #include <rdma/rdma_cm.h>
 
@@ -129,31 +127,6 @@ static int loop_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 	return 0;
 }
 
-/* The IPv4 address of the netdev under @dev. */
-static __be32 loop_device_addr(struct ib_device *dev)
-{
-	struct net_device *nd;
-	__be32 addr = 0;
-
-	rcu_read_lock();
-	for_each_netdev_rcu(&init_net, nd) {
-		struct ib_device *owner;
-		struct in_device *in;
-		struct in_ifaddr *ifa;
-
-		owner = ib_device_get_by_netdev(nd, RDMA_DRIVER_UNKNOWN);
-		if (!owner)
-			continue;
-		in = __in_dev_get_rcu(nd);
-		ifa = in ? rcu_dereference(in->ifa_list) : NULL;
-		if (owner == dev && ifa)
-			addr = ifa->ifa_local;
-		ib_device_put(owner);
-	}
-	rcu_read_unlock();
-	return addr;
-}
-
 static void loop_end_init(struct loop *loop, struct loop_end *end)
 {
 	end->loop = loop;
@@ -204,7 +177,7 @@ static bool loop_connect(struct kunit *test, struct loop *loop,
 	struct ib_device *dev = vm_device(test);
 	int ret;
 
-	sin.sin_addr.s_addr = loop_device_addr(dev);
+	sin.sin_addr.s_addr = cqpool_device_ipv4(dev);
 	KUNIT_EXPECT_NE_MSG(test, sin.sin_addr.s_addr, 0,
 			    "no IPv4 address on %s", vm_device_name(test));
 	if (!sin.sin_addr.s_addr)

@@ -166,8 +166,8 @@ static const struct rdma_conn_param cqpool_conn_param = {
 	.rnr_retry_count = 7,
 };
 
-static int cqpool_conn_cm_handler(struct rdma_cm_id *id,
-				  struct rdma_cm_event *ev)
+static int cqpool_conn_cm_event(struct rdma_cm_id *id,
+				struct rdma_cm_event *ev)
 {
 	struct rdma_conn_param param = cqpool_conn_param;
 	struct cqpool_conn_end *end = id->context;
@@ -201,10 +201,14 @@ static int cqpool_conn_cm_handler(struct rdma_cm_id *id,
 	case RDMA_CM_EVENT_DISCONNECTED:
 	case RDMA_CM_EVENT_TIMEWAIT_EXIT:
 		return 0;
-	default:
-		/* Rejected, unreachable, device removal, ... */
+	case RDMA_CM_EVENT_REJECTED:
 		set_bit(CQPOOL_CONN_BROKEN, &c->flags);
 		ret = -ECONNREFUSED;
+		break;
+	default:
+		/* Unreachable, address or route error, device removal, ... */
+		set_bit(CQPOOL_CONN_BROKEN, &c->flags);
+		ret = ev->status < 0 ? ev->status : -EHOSTUNREACH;
 		break;
 	}
 	if (ret) {
@@ -213,6 +217,27 @@ static int cqpool_conn_cm_handler(struct rdma_cm_id *id,
 	}
 	/* Never ask the CM to destroy an id: the connection owns them. */
 	return 0;
+}
+
+/*
+ * The CM calls this from its own work, which a killed or timed-out
+ * connect does not wait for: once cqpool_conn_destroy() has marked the
+ * connection dying under @cm_lock, no handler is making anything and
+ * none will, so what the handlers made can be taken apart.
+ */
+static int cqpool_conn_cm_handler(struct rdma_cm_id *id,
+				  struct rdma_cm_event *ev)
+{
+	struct cqpool_conn *c = ((struct cqpool_conn_end *)id->context)->conn;
+	int ret = 0;
+
+	mutex_lock(&c->cm_lock);
+	if (!c->dying)
+		ret = cqpool_conn_cm_event(id, ev);
+	else if (ev->event == RDMA_CM_EVENT_CONNECT_REQUEST)
+		ret = -ECONNREFUSED;	/* the CM destroys the new id */
+	mutex_unlock(&c->cm_lock);
+	return ret;
 }
 
 /* Undoes cqpool_conn_create_qp() and destroys the end's CM id. */
@@ -250,6 +275,9 @@ static void cqpool_conn_end_release(struct cqpool_conn *c,
  */
 void cqpool_conn_destroy(struct cqpool_conn *c)
 {
+	mutex_lock(&c->cm_lock);
+	c->dying = true;
+	mutex_unlock(&c->cm_lock);
 	/* No CONNECT_REQUEST can run once the listener is gone. */
 	if (c->listen)
 		rdma_destroy_id(c->listen);
@@ -364,6 +392,7 @@ struct cqpool_conn *cqpool_conn_create(const struct cqpool_conn_create *a,
 	c->server.conn = c;
 	cqpool_traffic_init(c);
 	init_completion(&c->connected);
+	mutex_init(&c->cm_lock);
 
 	ret = cqpool_conn_addr(a->device, c->nr_cqe, &src);
 	if (!ret)

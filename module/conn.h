@@ -8,6 +8,7 @@
 #define CQPOOL_CONN_H
 
 #include <linux/completion.h>
+#include <linux/mutex.h>
 #include <rdma/rdma_cm.h>
 #include <uapi/linux/cqpool.h>
 
@@ -85,6 +86,9 @@ enum {
  * @listen: the server's listening CM id
  * @client: the client end
  * @server: the server end
+ * @cm_lock: held by the CM handlers of both ends while they run; protects
+ *	@dying and, until it is set, what the handlers make
+ * @dying: set by cqpool_conn_destroy(): handlers do nothing more
  * @established: ends ESTABLISHED
  * @connected: completed when both are, or on a CM error
  * @error: the first CM error
@@ -117,6 +121,8 @@ struct cqpool_conn {
 	struct ib_qp_init_attr init;
 	struct rdma_cm_id *listen;
 	struct cqpool_conn_end client, server;
+	struct mutex cm_lock;		/* see above */
+	bool dying;
 	atomic_t established;
 	struct completion connected;
 	int error;
