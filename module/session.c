@@ -506,6 +506,9 @@ int cqpool_session_conn_create(struct cqpool_session *s, void *arg)
 	u64 bytes = 2 * (u64)(a->msg_size ?: 4096);
 	int ret;
 
+	/* Out of range is EINVAL, not the limit's ENOSPC. */
+	if (a->msg_size > CQPOOL_MAX_MSG)
+		return -EINVAL;
 	obj = kzalloc(sizeof(*obj), GFP_KERNEL);
 	if (!obj)
 		return -ENOMEM;

@@ -50,33 +50,33 @@ static void cqpool_traffic_check(struct cqpool_conn *c, struct cqpool_run *run)
 }
 
 /*
- * Takes a ticket to post one more message: false when the run is over
- * or, for SEND, when no receive is waiting for it.  iWARP has no
- * receiver-not-ready retry: a SEND with no receive posted breaks the
- * connection, so a SEND goes only against a credit, one per receive.
+ * Takes a ticket to post one more message: false when the run is over,
+ * when @depth are in flight, or, for SEND, when no receive is waiting
+ * for it.  iWARP has no receiver-not-ready retry: a SEND with no receive
+ * posted breaks the connection, so a SEND goes only against a credit,
+ * one per receive.  The message is counted as posted before the run is
+ * asked whether it is over, so that no check ever sees everything
+ * complete while a message is about to go; a refused ticket is given
+ * back, and every caller checks the connection afterwards.
  */
 static bool cqpool_traffic_ticket(struct cqpool_conn *c, struct cqpool_run *run)
 {
 	bool send = run->op == CQPOOL_OP_SEND;
+	s64 posted;
 
-	if (cqpool_traffic_over(c, run))
-		return false;
-	/* Never more than @depth in flight: the send queue holds no more. */
-	if (atomic64_read(&c->posted) - atomic64_read(&c->send_done) >=
-	    run->depth)
-		return false;
 	if (send && atomic_dec_if_positive(&c->credits) < 0)
 		return false;
-	if (!run->count) {
-		atomic64_inc(&c->posted);
-		return true;
+	posted = atomic64_inc_return(&c->posted);
+	if (READ_ONCE(run->stop) || test_bit(CQPOOL_CONN_BROKEN, &c->flags) ||
+	    (run->count ? posted > run->count :
+			  ktime_get_ns() >= run->deadline) ||
+	    posted - atomic64_read(&c->send_done) > run->depth) {
+		atomic64_dec(&c->posted);
+		if (send)
+			atomic_inc(&c->credits);
+		return false;
 	}
-	if (atomic64_inc_return(&c->posted) <= run->count)
-		return true;
-	atomic64_dec(&c->posted);
-	if (send)
-		atomic_inc(&c->credits);
-	return false;
+	return true;
 }
 
 /* Posts one message if the run wants more and may; false if it did not. */

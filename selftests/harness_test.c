@@ -324,6 +324,9 @@ TEST_F(harness, bad_connections_are_refused_and_leave_nothing)
 	c.msg_size = CQPOOL_MAX_MSG + 1;
 	EXPECT_EQ(-1, ioctl(self->fd, CQPOOL_IOC_CONN_CREATE, &c));
 	EXPECT_EQ(EINVAL, errno);
+	c.msg_size = ~0U;
+	EXPECT_EQ(-1, ioctl(self->fd, CQPOOL_IOC_CONN_CREATE, &c));
+	EXPECT_EQ(EINVAL, errno);
 	conn_attr(&c, "rxe0", CQPOOL_CQ_POOL);
 	c.pad = 1;
 	EXPECT_EQ(-1, ioctl(self->fd, CQPOOL_IOC_CONN_CREATE, &c));
