@@ -556,14 +556,12 @@ out_unlock:
 /**
  * struct cqpool_lister - CQPOOL_IOC_LIST's report: entries into a buffer
  * @r: the report
- * @what: enum cqpool_list_what
  * @buf: room for @room entries of the kernel's size
  * @room: entries @buf holds
  * @count: entries there are
  */
 struct cqpool_lister {
 	struct cqpool_report r;
-	u32 what;
 	void *buf;
 	u32 room;
 	u32 count;
@@ -640,7 +638,7 @@ int cqpool_session_list(struct cqpool_session *s, void *arg)
 		[CQPOOL_LIST_CONNS] = sizeof(struct cqpool_conn_info),
 	};
 	struct cqpool_list *a = arg;
-	struct cqpool_lister l = { .what = a->what };
+	struct cqpool_lister l = {};
 	size_t ksize;
 	int ret;
 

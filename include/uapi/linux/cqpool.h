@@ -541,10 +541,11 @@ struct cqpool_trigger {
 enum cqpool_bench_kind {
 	/*
 	 * @iterations get and put of @nr_cqe on a pool where @prefill CQs
-	 * per vector are already full but for the last one.
+	 * per vector are filled to their real size, but for room made in
+	 * one CQ per vector: the one upstream's first-fit scan meets first.
 	 */
 	CQPOOL_BENCH_GET_PUT = 0,
-	/* The same, but the room is in the oldest CQ of each vector. */
+	/* The same, with the room in the CQ upstream's scan meets last. */
 	CQPOOL_BENCH_CHURN = 1,
 	/* @iterations reservations of @nr_cqe, then all released. */
 	CQPOOL_BENCH_STORM = 2,
@@ -555,10 +556,11 @@ enum cqpool_bench_kind {
  * @size: in: sizeof(struct cqpool_bench)
  * @flags: in: must be zero
  * @kind: in: enum cqpool_bench_kind
- * @cq_mode: in: CQPOOL_CQ_POOL (a fresh owned pool) or CQPOOL_CQ_UPSTREAM
+ * @cq_mode: in: CQPOOL_CQ_POOL (a fresh owned pool), CQPOOL_CQ_UPSTREAM,
+ *	or CQPOOL_CQ_PER_QP (an ib_alloc_cq() per get, no prefill)
  * @device: in: the RDMA device
  * @poll_ctx: in: enum cqpool_poll_ctx
- * @nr_cqe: in: entries per reservation (1..the device's max_cqe)
+ * @nr_cqe: in: entries per reservation (1..2048)
  * @prefill: in: GET_PUT, CHURN: CQs per vector before timing (1..4096)
  * @iterations: in: 1..1000000 (STORM: at most CQPOOL_MAX_FD_OBJECTS)
  * @get_ns: out: time in the gets
