@@ -433,8 +433,10 @@ struct ib_cq *cqpool_cq_get(struct cqpool *pool, unsigned int nr_cqe,
 	if (READ_ONCE(cdev->dying))
 		return ERR_PTR(-ENODEV);
 
+	/* Charged as it is picked: a concurrent get sees the load. */
 	spin_lock(&cdev->vectors_lock);
 	vec = cqp_vectors_pick(cdev->vectors, vector_hint);
+	WARN_ON_ONCE(cqp_vectors_charge(cdev->vectors, vec, nr_cqe));
 	spin_unlock(&cdev->vectors_lock);
 
 	mutex_lock(&pool->lock);
@@ -453,13 +455,14 @@ struct ib_cq *cqpool_cq_get(struct cqpool *pool, unsigned int nr_cqe,
 			break;
 	}
 	mutex_unlock(&pool->lock);
-	if (ret)
+	if (ret) {
+		spin_lock(&cdev->vectors_lock);
+		WARN_ON_ONCE(cqp_vectors_discharge(cdev->vectors, vec, nr_cqe));
+		spin_unlock(&cdev->vectors_lock);
 		return ERR_PTR(ret);
+	}
 
 	atomic_inc(&cdev->busy);
-	spin_lock(&cdev->vectors_lock);
-	WARN_ON_ONCE(cqp_vectors_charge(cdev->vectors, vec, nr_cqe));
-	spin_unlock(&cdev->vectors_lock);
 	ccq = container_of(lcq, struct cqpool_cq, ledger);
 	if (hook)
 		cqpool_hook_attach(ccq, hook);
@@ -502,8 +505,10 @@ void cqpool_cq_put(struct ib_cq *cq, unsigned int nr_cqe,
 	if (hook && hook->cq != cq) {
 		ret = -EINVAL;
 	} else {
+		/* The clock is read only for a CQ this leaves idle. */
 		ret = cqp_pool_release(pool->ledger, &ccq->ledger, nr_cqe,
-				       ktime_get_ns());
+				       ccq->ledger.users == 1 ?
+				       ktime_get_ns() : 0);
 		/* Under the pool lock: the reaper cannot free the CQ yet. */
 		if (!ret && hook)
 			cqpool_hook_detach(ccq, hook);
