@@ -21,6 +21,7 @@
 #include <cqpool/takeover.h>
 
 #include "cqpool_internal.h"
+#include "report.h"
 #include "session.h"
 
 /*
@@ -102,8 +103,8 @@ static void cqpool_bench_put(struct cqpool_bench_ctx *b, struct ib_cq *cq,
 static void cqpool_bench_sample(struct cqpool_bench_ctx *b)
 {
 	struct cqpool_bench *a = b->a;
+	struct cqpool_upstream_stats up;
 	struct cqp_pool_stats st;
-	struct ib_cq *cq;
 
 	a->cqs = 0;
 	a->cqes = 0;
@@ -123,13 +124,10 @@ static void cqpool_bench_sample(struct cqpool_bench_ctx *b)
 		a->reserved_cqes = st.reserved;
 		return;
 	}
-	spin_lock_irq(&b->dev->cq_pools_lock);
-	list_for_each_entry(cq, &b->dev->cq_pools[a->poll_ctx], pool_entry) {
-		a->cqs++;
-		a->cqes += cq->cqe;
-		a->reserved_cqes += cq->cqe_used;
-	}
-	spin_unlock_irq(&b->dev->cq_pools_lock);
+	cqpool_upstream_count(b->dev, a->poll_ctx, &up);
+	a->cqs = up.cqs;
+	a->cqes = up.cqes;
+	a->reserved_cqes = up.used;
 }
 
 /* Times @n gets of @nr entries into @cqs, then their puts. */

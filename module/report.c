@@ -72,20 +72,33 @@ static void cqpool_report_pool(struct cqpool_report *r, struct cqpool *pool,
 			cqpool_report_cq(r, pool, ccq, now);
 }
 
-/* The CQs of the kernel's own pools on @ibdev, for comparison. */
-static void cqpool_report_upstream(struct ib_device *ibdev,
-				   struct cqpool_device_info *dev)
+/**
+ * cqpool_upstream_count() - the CQs of the kernel's own pools of a device
+ * @ibdev: the device
+ * @ctx: one poll context, or -1 for all of them
+ * @st: filled in
+ *
+ * What ib_cq_pool_get() keeps on the device, for comparison with cqpool.
+ *
+ * Context: any context that may take a spinlock with interrupts off.
+ */
+void cqpool_upstream_count(struct ib_device *ibdev, int ctx,
+			   struct cqpool_upstream_stats *st)
 {
 	struct ib_cq *cq;
 	int i;
 
+	memset(st, 0, sizeof(*st));
 	spin_lock_irq(&ibdev->cq_pools_lock);
-	for (i = 0; i < ARRAY_SIZE(ibdev->cq_pools); i++)
+	for (i = 0; i < ARRAY_SIZE(ibdev->cq_pools); i++) {
+		if (ctx >= 0 && i != ctx)
+			continue;
 		list_for_each_entry(cq, &ibdev->cq_pools[i], pool_entry) {
-			dev->upstream_cqs++;
-			dev->upstream_cqes += cq->cqe;
-			dev->upstream_used += cq->cqe_used;
+			st->cqs++;
+			st->cqes += cq->cqe;
+			st->used += cq->cqe_used;
 		}
+	}
 	spin_unlock_irq(&ibdev->cq_pools_lock);
 }
 
@@ -107,6 +120,7 @@ void cqpool_report(struct cqpool_report *r)
 	cqpool_devices_lock();
 	list_for_each_entry(cdev, cqpool_devices_list(), node) {
 		const struct ib_device *ibdev = cdev->ibdev;
+		struct cqpool_upstream_stats up;
 		struct cqpool_device_info dev = {
 			.num_comp_vectors = ibdev->num_comp_vectors,
 			.nvec = cdev->nvec,
@@ -125,7 +139,10 @@ void cqpool_report(struct cqpool_report *r)
 			mutex_unlock(&pool->lock);
 		}
 		mutex_unlock(&cdev->lock);
-		cqpool_report_upstream(cdev->ibdev, &dev);
+		cqpool_upstream_count(cdev->ibdev, -1, &up);
+		dev.upstream_cqs = up.cqs;
+		dev.upstream_cqes = up.cqes;
+		dev.upstream_used = up.used;
 		if (r->device)
 			r->device(r, &dev);
 	}

@@ -24,4 +24,21 @@ struct cqpool_report {
 
 void cqpool_report(struct cqpool_report *r);
 
+/**
+ * struct cqpool_upstream_stats - CQs of ib_cq_pool_get()'s pools
+ * @cqs: CQs
+ * @cqes: their entries
+ * @used: entries reserved on them
+ */
+struct cqpool_upstream_stats {
+	u64 cqs;
+	u64 cqes;
+	u64 used;
+};
+
+struct ib_device;
+
+void cqpool_upstream_count(struct ib_device *ibdev, int ctx,
+			   struct cqpool_upstream_stats *st);
+
 #endif /* CQPOOL_REPORT_H */

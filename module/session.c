@@ -355,12 +355,19 @@ out_unlock:
 	return ret;
 }
 
+/* @obj no longer uses the owned pool it was made on; under the lock. */
+static void cqpool_obj_leave_pool(struct cqpool_session *s,
+				  struct cqpool_obj *obj)
+{
+	if (obj->pool_id)
+		cqpool_obj_find(s, obj->pool_id, CQPOOL_OBJ_POOL)->users--;
+}
+
 /* Gives back a reservation and removes it; under the session's lock. */
 static void cqpool_resv_release(struct cqpool_session *s, u32 id,
 				struct cqpool_obj *obj)
 {
-	if (obj->pool_id)
-		cqpool_obj_find(s, obj->pool_id, CQPOOL_OBJ_POOL)->users--;
+	cqpool_obj_leave_pool(s, obj);
 	cqpool_resv_put(obj);
 	cqpool_obj_remove(s, id);
 }
@@ -418,8 +425,7 @@ static void cqpool_watch_release(struct cqpool_session *s, u32 id,
 static void cqpool_conn_release(struct cqpool_session *s, u32 id,
 				struct cqpool_obj *obj)
 {
-	if (obj->pool_id)
-		cqpool_obj_find(s, obj->pool_id, CQPOOL_OBJ_POOL)->users--;
+	cqpool_obj_leave_pool(s, obj);
 	s->bytes -= 2 * (u64)obj->conn->buf_size;
 	cqpool_conn_destroy(obj->conn);
 	cqpool_obj_remove(s, id);

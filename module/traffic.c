@@ -16,16 +16,23 @@
 #define CQPOOL_RUN_MAX_MS	600000
 
 /*
- * Whether the connection will post nothing more in this run.  A count
- * once reached, a deadline once passed, a stop or a break: each stays.
+ * Whether the connection will post nothing more in this run once it has
+ * posted @posted messages.  A count once reached, a deadline once
+ * passed, a stop or a break: each stays.
  */
-static bool cqpool_traffic_over(struct cqpool_conn *c, struct cqpool_run *run)
+static bool cqpool_traffic_over_after(struct cqpool_conn *c,
+				      struct cqpool_run *run, s64 posted)
 {
 	if (READ_ONCE(run->stop) || test_bit(CQPOOL_CONN_BROKEN, &c->flags))
 		return true;
 	if (run->count)
-		return atomic64_read(&c->posted) >= run->count;
+		return posted >= run->count;
 	return ktime_get_ns() >= run->deadline;
+}
+
+static bool cqpool_traffic_over(struct cqpool_conn *c, struct cqpool_run *run)
+{
+	return cqpool_traffic_over_after(c, run, atomic64_read(&c->posted));
 }
 
 /*
@@ -67,9 +74,8 @@ static bool cqpool_traffic_ticket(struct cqpool_conn *c, struct cqpool_run *run)
 	if (send && atomic_dec_if_positive(&c->credits) < 0)
 		return false;
 	posted = atomic64_inc_return(&c->posted);
-	if (READ_ONCE(run->stop) || test_bit(CQPOOL_CONN_BROKEN, &c->flags) ||
-	    (run->count ? posted > run->count :
-			  ktime_get_ns() >= run->deadline) ||
+	/* Message @posted may go if the run was not over before it. */
+	if (cqpool_traffic_over_after(c, run, posted - 1) ||
 	    posted - atomic64_read(&c->send_done) > run->depth) {
 		atomic64_dec(&c->posted);
 		if (send)

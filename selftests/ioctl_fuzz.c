@@ -45,13 +45,6 @@ static unsigned int rnd(unsigned int n)
 	return n ? rng % n : 0;
 }
 
-/* One command: its number, its struct's size, a valid example of it. */
-struct fuzz_cmd {
-	unsigned int nr;
-	unsigned int size;
-	void (*example)(void *arg);
-};
-
 static void ex_pool_create(void *arg)
 {
 	pool_attr(arg);
@@ -149,21 +142,21 @@ static void ex_bench(void *arg)
 	b->iterations = 1 + rnd(32);
 }
 
-static const struct fuzz_cmd cmds[] = {
-	{ 0x00, sizeof(struct cqpool_version), NULL },
-	{ 0x01, sizeof(struct cqpool_pool_create), ex_pool_create },
-	{ 0x02, sizeof(struct cqpool_destroy), ex_destroy },
-	{ 0x03, sizeof(struct cqpool_cq_get), ex_cq_get },
-	{ 0x04, sizeof(struct cqpool_destroy), ex_destroy },
-	{ 0x05, sizeof(struct cqpool_events_watch), ex_watch },
-	{ 0x06, sizeof(struct cqpool_destroy), ex_destroy },
-	{ 0x07, sizeof(struct cqpool_events_read), ex_read },
-	{ 0x08, sizeof(struct cqpool_list), ex_list },
-	{ 0x09, sizeof(struct cqpool_conn_create), ex_conn_create },
-	{ 0x0a, sizeof(struct cqpool_destroy), ex_destroy },
-	{ 0x0b, sizeof(struct cqpool_traffic), ex_traffic },
-	{ 0x0c, sizeof(struct cqpool_trigger), ex_trigger },
-	{ 0x0d, sizeof(struct cqpool_bench), ex_bench },
+/* A valid argument of each command, by number (none for VERSION). */
+static void (*const examples[NR_CMDS])(void *arg) = {
+	[0x01] = ex_pool_create,
+	[0x02] = ex_destroy,
+	[0x03] = ex_cq_get,
+	[0x04] = ex_destroy,
+	[0x05] = ex_watch,
+	[0x06] = ex_destroy,
+	[0x07] = ex_read,
+	[0x08] = ex_list,
+	[0x09] = ex_conn_create,
+	[0x0a] = ex_destroy,
+	[0x0b] = ex_traffic,
+	[0x0c] = ex_trigger,
+	[0x0d] = ex_bench,
 };
 
 /*
@@ -192,7 +185,7 @@ static void keep_it_short(unsigned int nr, void *arg)
 /* A random command: mostly a mutated example, sometimes noise. */
 static unsigned long fuzz_cmd(unsigned char *arg, unsigned int *nr)
 {
-	const struct fuzz_cmd *c = &cmds[rnd(ARRAY_SIZE(cmds))];
+	const struct cmd_info *c = &cmds[rnd(NR_CMDS)];
 	unsigned int size = c->size, dir = _IOC_READ | _IOC_WRITE, i, n;
 
 	memset(arg, 0, ARG_MAX_SIZE);
@@ -203,8 +196,8 @@ static unsigned long fuzz_cmd(unsigned char *arg, unsigned int *nr)
 		size += 8 * rnd(4);
 	if (!rnd(20))
 		dir = rnd(4);
-	if (rnd(4) && c->example)
-		c->example(arg);
+	if (rnd(4) && examples[c->nr])
+		examples[c->nr](arg);
 	else
 		for (i = 0; i < size; i++)
 			arg[i] = rnd(256);

@@ -8,7 +8,6 @@
 #include <fcntl.h>
 #include <linux/capability.h>
 #include <linux/cqpool.h>
-#include <stddef.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
@@ -17,6 +16,7 @@
 #include <unistd.h>
 
 #include "kselftest_harness.h"
+#include "lib.h"
 
 /* An ioctl number for struct cqpool_version of @size bytes. */
 #define VERSION_CMD(size) _IOC(_IOC_READ | _IOC_WRITE, CQPOOL_IOC_MAGIC, \
@@ -134,31 +134,6 @@ TEST_F(dev, unmapped_argument_is_efault)
 	munmap(page, 4096);
 }
 
-/* Every command, with its struct's size and where its reserved words are. */
-#define CMD(nr, type) { nr, #type, sizeof(struct type), \
-			offsetof(struct type, reserved) }
-static const struct {
-	unsigned int nr;
-	const char *type;
-	unsigned int size;
-	unsigned int reserved;
-} cmds[] = {
-	CMD(0x00, cqpool_version),
-	CMD(0x01, cqpool_pool_create),
-	CMD(0x02, cqpool_destroy),
-	CMD(0x03, cqpool_cq_get),
-	CMD(0x04, cqpool_destroy),
-	CMD(0x05, cqpool_events_watch),
-	CMD(0x06, cqpool_destroy),
-	CMD(0x07, cqpool_events_read),
-	CMD(0x08, cqpool_list),
-	CMD(0x09, cqpool_conn_create),
-	CMD(0x0a, cqpool_destroy),
-	CMD(0x0b, cqpool_traffic),
-	CMD(0x0c, cqpool_trigger),
-	CMD(0x0d, cqpool_bench),
-};
-
 /* ioctl of command @i with a @size-byte argument @arg: errno, or 0. */
 static int try_cmd(int fd, unsigned int i, unsigned int size, void *arg)
 {
@@ -178,7 +153,7 @@ TEST_F(dev, every_command_refuses_malformed_arguments)
 {
 	unsigned int i;
 
-	for (i = 0; i < ARRAY_SIZE(cmds); i++) {
+	for (i = 0; i < NR_CMDS; i++) {
 		unsigned int size = cmds[i].size;
 		__u8 arg[1024] = {};
 

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* What the cqpool kselftests share; see lib.h. */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -202,3 +203,24 @@ void conn_attr(struct cqpool_conn_create *c, const char *dev,
 	c->vector_hint = -1;
 	c->msg_size = 4096;
 }
+
+/* In number order: cmds[nr].nr == nr. */
+#define CMD(nr, type) { nr, #type, sizeof(struct type), \
+			offsetof(struct type, reserved) }
+
+const struct cmd_info cmds[NR_CMDS] = {
+	CMD(0x00, cqpool_version),
+	CMD(0x01, cqpool_pool_create),
+	CMD(0x02, cqpool_destroy),
+	CMD(0x03, cqpool_cq_get),
+	CMD(0x04, cqpool_destroy),
+	CMD(0x05, cqpool_events_watch),
+	CMD(0x06, cqpool_destroy),
+	CMD(0x07, cqpool_events_read),
+	CMD(0x08, cqpool_list),
+	CMD(0x09, cqpool_conn_create),
+	CMD(0x0a, cqpool_destroy),
+	CMD(0x0b, cqpool_traffic),
+	CMD(0x0c, cqpool_trigger),
+	CMD(0x0d, cqpool_bench),
+};

@@ -63,4 +63,18 @@ void pool_attr(struct cqpool_pool_create *c);
 void conn_attr(struct cqpool_conn_create *c, const char *dev,
 	       unsigned int mode);
 
+/*
+ * Every /dev/cqpool command, by number: its struct's name and size, and
+ * where its reserved words start (they run to the struct's end).
+ */
+struct cmd_info {
+	unsigned int nr;
+	const char *type;
+	unsigned int size;
+	unsigned int reserved;
+};
+
+#define NR_CMDS		14
+extern const struct cmd_info cmds[NR_CMDS];
+
 #endif

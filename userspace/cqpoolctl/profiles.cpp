@@ -128,24 +128,18 @@ std::vector<QueueSpec> profile_queues(Profile p, const ProfileParams &params)
 	std::vector<QueueSpec> v;
 
 	switch (p) {
-	case Profile::NvmeRdma: {
+	case Profile::NvmeRdma:
+	case Profile::NvmetRdma: {
 		// drivers/nvme/host/fabrics.c:nvmf_parse_options():
 		// nr_io_queues = num_online_cpus(); rdma.c:
 		// nvme_rdma_configure_admin_queue() adds the admin queue of
-		// NVME_AQ_DEPTH.
+		// NVME_AQ_DEPTH.  The target mirrors the host's queues.
+		auto make = p == Profile::NvmeRdma ? nvme_host_queue : nvmet_queue;
 		uint32_t qs = params.queue_depth ? params.queue_depth
 						 : NVMF_DEF_QUEUE_SIZE;
-		v.push_back(nvme_host_queue("admin", 1, NVME_AQ_DEPTH, false));
-		v.push_back(nvme_host_queue("io", params.queues ? params.queues : cpus,
-					    qs, true));
-		break;
-	}
-	case Profile::NvmetRdma: {
-		uint32_t qs = params.queue_depth ? params.queue_depth
-						 : NVMF_DEF_QUEUE_SIZE;
-		v.push_back(nvmet_queue("admin", 1, NVME_AQ_DEPTH, false));
-		v.push_back(nvmet_queue("io", params.queues ? params.queues : cpus,
-					qs, true));
+		v.push_back(make("admin", 1, NVME_AQ_DEPTH, false));
+		v.push_back(make("io", params.queues ? params.queues : cpus, qs,
+				 true));
 		break;
 	}
 	case Profile::Iser: {
