@@ -174,7 +174,7 @@ static void qp_hears_the_events_of_its_pooled_cqs(struct kunit *test)
 	KUNIT_EXPECT_PTR_EQ(test, e.cq, cq);
 
 	/* The pool keeps the CQ (NO_SHRINK): events on it reach nobody now. */
-	cqpool_destroy_qp(qp);
+	KUNIT_EXPECT_EQ(test, cqpool_destroy_qp(qp), 0);
 	cq_event(cq, IB_EVENT_CQ_ERR);
 	KUNIT_EXPECT_EQ(test, e.calls, 1);
 	ib_dealloc_pd(pd);

@@ -67,11 +67,14 @@ static void device_pool_is_lazy_and_shrinks_back(struct kunit *test)
 	struct ib_device *dev = vm_device(test);
 	struct cqpool *pool = cqpool_device_pool(dev, IB_POLL_WORKQUEUE);
 	struct cqp_pool_stats st;
+	struct cqpool *again;
 	struct ib_cq *cq;
 
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, pool);
-	KUNIT_EXPECT_PTR_EQ(test, pool,
-			    cqpool_device_pool(dev, IB_POLL_WORKQUEUE));
+	again = cqpool_device_pool(dev, IB_POLL_WORKQUEUE);
+	KUNIT_EXPECT_PTR_EQ(test, pool, again);
+	if (!IS_ERR(again))
+		cqpool_pool_put(again);
 	pool_reclaim_now(pool);
 	st = pool_stats(test, pool);
 	KUNIT_EXPECT_EQ(test, st.cqs, 0ULL);
@@ -89,6 +92,7 @@ static void device_pool_is_lazy_and_shrinks_back(struct kunit *test)
 	st = pool_stats(test, pool);
 	KUNIT_EXPECT_EQ(test, st.cqs, 0ULL);
 	KUNIT_EXPECT_EQ(test, st.cqes, 0ULL);
+	cqpool_pool_put(pool);
 }
 
 static void direct_poll_context_and_bad_attrs_are_refused(struct kunit *test)
@@ -320,7 +324,7 @@ static void create_qp_assigns_one_cq_for_both_directions(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, PTR_ERR(cqpool_create_qp(pool, pd, &init, NULL)),
 			-EINVAL);
 
-	cqpool_destroy_qp(qp);
+	KUNIT_EXPECT_EQ(test, cqpool_destroy_qp(qp), 0);
 	st = pool_stats(test, pool);
 	KUNIT_EXPECT_EQ(test, st.users, 0ULL);
 	ib_dealloc_pd(pd);
@@ -354,9 +358,52 @@ static void create_qp_separate_cqs_on_request(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, st.reserved, 48ULL);
 	/* The second reservation does not fit the first, exactly sized CQ. */
 	KUNIT_EXPECT_PTR_NE(test, qp->send_cq, qp->recv_cq);
-	cqpool_destroy_qp(qp);
+	KUNIT_EXPECT_EQ(test, cqpool_destroy_qp(qp), 0);
 	KUNIT_EXPECT_EQ(test, pool_stats(test, pool).users, 0ULL);
 	ib_dealloc_pd(pd);
+	KUNIT_EXPECT_EQ(test, cqpool_destroy(pool), 0);
+}
+
+/* Others share a pooled CQ: no consumer may resize or moderate it. */
+static void pooled_cq_refuses_resize_and_moderation(struct kunit *test)
+{
+	struct ib_device *dev = vm_device(test);
+	struct cqpool *pool = owned_pool(test, dev, 0, 0);
+	struct ib_cq *cq = get_ok(test, pool, 32, 0);
+	int cqe = cq->cqe;
+
+	KUNIT_EXPECT_TRUE(test, cq->shared);
+	KUNIT_EXPECT_EQ(test, ib_resize_cq(cq, 2 * cqe), -EOPNOTSUPP);
+	KUNIT_EXPECT_EQ(test, cq->cqe, cqe);
+	KUNIT_EXPECT_EQ(test, rdma_set_cq_moderation(cq, 16, 16), -EOPNOTSUPP);
+	/* cqpool itself still grows it in place where the driver can. */
+	cqpool_cq_put(get_ok(test, pool, cqe, 0), cqe, NULL);
+	cqpool_cq_put(cq, 32, NULL);
+	KUNIT_EXPECT_EQ(test, cqpool_destroy(pool), 0);
+}
+
+static void hook_count(struct cqpool_hook *hook, const struct ib_event *event)
+{
+}
+
+/*
+ * A put without a hook of a CQ whose every reservation has one would
+ * leave a hook attached, called after its owner let go: refused.
+ */
+static void put_without_the_hook_of_a_hooked_reservation_is_refused(struct kunit *test)
+{
+	struct ib_device *dev = vm_device(test);
+	struct cqpool *pool = owned_pool(test, dev, 0, 0);
+	struct cqpool_hook hook = { .handler = hook_count };
+	struct ib_cq *cq = cqpool_cq_get(pool, 16, 0, &hook);
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, cq);
+	cqpool_cq_put(cq, 16, NULL);
+	KUNIT_EXPECT_EQ(test, pool_stats(test, pool).users, 1ULL);
+	KUNIT_EXPECT_PTR_EQ(test, hook.cq, cq);
+	cqpool_cq_put(cq, 16, &hook);
+	KUNIT_EXPECT_EQ(test, pool_stats(test, pool).users, 0ULL);
+	KUNIT_EXPECT_PTR_EQ(test, hook.cq, NULL);
 	KUNIT_EXPECT_EQ(test, cqpool_destroy(pool), 0);
 }
 
@@ -384,6 +431,10 @@ static struct kunit_case pool_cases[] = {
 	KUNIT_CASE_PARAM(create_qp_assigns_one_cq_for_both_directions,
 			 vm_devices_gen_params),
 	KUNIT_CASE_PARAM(create_qp_separate_cqs_on_request,
+			 vm_devices_gen_params),
+	KUNIT_CASE_PARAM(pooled_cq_refuses_resize_and_moderation,
+			 vm_devices_gen_params),
+	KUNIT_CASE_PARAM(put_without_the_hook_of_a_hooked_reservation_is_refused,
 			 vm_devices_gen_params),
 	{}
 };

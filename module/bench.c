@@ -32,6 +32,11 @@
 #define CQPOOL_BENCH_CQ		4096
 #define CQPOOL_BENCH_MAX_PREFILL 4096
 #define CQPOOL_BENCH_MAX_ITER	1000000
+/*
+ * How long a removal waits for a run to stop: one get or put and the
+ * puts of what the run holds, a few hundred milliseconds under TCG.
+ */
+#define CQPOOL_BENCH_STOP_MS	10000
 
 /**
  * struct cqpool_bench_ctx - one benchmark run
@@ -42,6 +47,9 @@
  * @next_vec: with CQPOOL_CQ_PER_QP, the vector of the next spread get
  * @cqs: with CQPOOL_CQ_PER_QP, CQs allocated now
  * @cqes: with CQPOOL_CQ_PER_QP, their entries
+ * @removal: hears the device's DEVICE_FATAL, and holds the device
+ * @stop: set by @removal: no get succeeds from then on
+ * @done: the run holds nothing on the device any more
  */
 struct cqpool_bench_ctx {
 	struct cqpool_bench *a;
@@ -51,6 +59,9 @@ struct cqpool_bench_ctx {
 	unsigned int next_vec;
 	u32 cqs;
 	u64 cqes;
+	struct cqpool_event_handler removal;
+	bool stop;
+	struct completion done;
 };
 
 /**
@@ -70,6 +81,8 @@ static struct ib_cq *cqpool_bench_get(struct cqpool_bench_ctx *b,
 {
 	struct ib_cq *cq;
 
+	if (READ_ONCE(b->stop))
+		return ERR_PTR(-ENODEV);
 	if (b->pool)
 		return cqpool_cq_get(b->pool, nr, vec, NULL);
 	if (b->a->cq_mode == CQPOOL_CQ_UPSTREAM)
@@ -314,6 +327,24 @@ static bool cqpool_bench_valid(const struct cqpool_bench *a)
 		a->prefill && a->prefill <= CQPOOL_BENCH_MAX_PREFILL);
 }
 
+/*
+ * The device is going: the run stops at its next get and puts back what
+ * it holds.  Upstream frees its pool's CQs once every client is removed,
+ * so this waits (a bounded time) for those puts.
+ */
+static void cqpool_bench_removal(struct cqpool_event_handler *h,
+				 const struct ib_event *event)
+{
+	struct cqpool_bench_ctx *b = container_of(h, struct cqpool_bench_ctx,
+						  removal);
+
+	WRITE_ONCE(b->stop, true);
+	if (!wait_for_completion_timeout(&b->done,
+					 msecs_to_jiffies(CQPOOL_BENCH_STOP_MS)))
+		dev_warn(&b->dev->dev, "cqpool: a benchmark did not stop in %u ms\n",
+			 CQPOOL_BENCH_STOP_MS);
+}
+
 /**
  * cqpool_bench_run() - CQPOOL_IOC_BENCH
  * @s: the session; a benchmark keeps nothing in it
@@ -347,7 +378,11 @@ int cqpool_bench_run(struct cqpool_session *s, void *arg)
 	b.dev = ib_device_get_by_name(a->device, RDMA_DRIVER_UNKNOWN);
 	if (!b.dev)
 		return -ENODEV;
-	ret = cqpool_dev_hold(b.dev);
+	init_completion(&b.done);
+	b.removal.device = b.dev;
+	b.removal.event_mask = BIT_ULL(IB_EVENT_DEVICE_FATAL);
+	b.removal.handler = cqpool_bench_removal;
+	ret = cqpool_register_event_handler(&b.removal);
 	if (ret)
 		goto out_put;
 	/* As both pools count them. */
@@ -373,7 +408,9 @@ int cqpool_bench_run(struct cqpool_session *s, void *arg)
 	if (b.pool)
 		WARN_ON(cqpool_destroy(b.pool));
 out_unhold:
-	cqpool_dev_unhold(b.dev);
+	/* Before the unregister, which waits for a removal waiting for this. */
+	complete(&b.done);
+	cqpool_unregister_event_handler(&b.removal);
 out_put:
 	ib_device_put(b.dev);
 	return ret;

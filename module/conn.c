@@ -67,12 +67,19 @@ static void cqpool_conn_qp_event(struct ib_event *event, void *context)
 		set_bit(CQPOOL_CONN_BROKEN, &c->flags);
 }
 
-/* Atomic context: under the CQ's hook lock. */
+/*
+ * Atomic context: under the CQ's hook lock.  DEVICE_FATAL (the device is
+ * going) stops traffic, so that the session can give the connection back.
+ */
 static void cqpool_conn_cq_event(struct cqpool_hook *hook,
 				 const struct ib_event *event)
 {
-	atomic64_inc(&container_of(hook, struct cqpool_conn_end,
-				   hook)->conn->cq_events);
+	struct cqpool_conn *c = container_of(hook, struct cqpool_conn_end,
+					     hook)->conn;
+
+	atomic64_inc(&c->cq_events);
+	if (event->event == IB_EVENT_DEVICE_FATAL)
+		set_bit(CQPOOL_CONN_BROKEN, &c->flags);
 }
 
 /* A CQ for @end's QP on @dev, from where the connection's mode says. */
@@ -82,16 +89,21 @@ static struct ib_cq *cqpool_conn_get_cq(struct cqpool_conn *c,
 {
 	static atomic_t next_vector;
 	struct cqpool *pool;
+	struct ib_cq *cq;
 	int vec;
 
 	switch (c->mode) {
 	case CQPOOL_CQ_POOL:
-		pool = c->pool ?: cqpool_device_pool(dev, c->poll_ctx);
+		end->hook.handler = cqpool_conn_cq_event;
+		if (c->pool)
+			return cqpool_cq_get(c->pool, c->nr_cqe, c->vector_hint,
+					     &end->hook);
+		pool = cqpool_device_pool(dev, c->poll_ctx);
 		if (IS_ERR(pool))
 			return ERR_CAST(pool);
-		end->hook.handler = cqpool_conn_cq_event;
-		return cqpool_cq_get(pool, c->nr_cqe, c->vector_hint,
-				     &end->hook);
+		cq = cqpool_cq_get(pool, c->nr_cqe, c->vector_hint, &end->hook);
+		cqpool_pool_put(pool);
+		return cq;
 	case CQPOOL_CQ_UPSTREAM:
 		return ib_cq_pool_get(dev, c->nr_cqe, c->vector_hint,
 				      c->poll_ctx);
@@ -124,9 +136,9 @@ static void cqpool_conn_put_cq(struct cqpool_conn *c,
 
 /*
  * Gives @end a PD, a CQ and a QP on its CM id's device; called by the
- * CM handler (the id's handler mutex is held).  The device is held so
- * that its removal waits for the session to let go, as with every other
- * object of a session.  The server's PD has a global rkey: RDMA WRITE
+ * CM handler (the id's handler mutex is held).  The CM id keeps the
+ * device until the session lets go of the connection, which it does when
+ * the device is removed.  The server's PD has a global rkey: RDMA WRITE
  * traffic targets its buffer without a registration per run, which is
  * all a test harness on soft devices needs.
  */
@@ -137,10 +149,6 @@ static int cqpool_conn_create_qp(struct cqpool_conn_end *end, bool server)
 	struct ib_qp_init_attr init = c->init;
 	int ret;
 
-	ret = cqpool_dev_hold(dev);
-	if (ret)
-		return ret;
-	end->held = true;
 	end->pd = ib_alloc_pd(dev, server ? IB_PD_UNSAFE_GLOBAL_RKEY : 0);
 	if (IS_ERR(end->pd)) {
 		ret = PTR_ERR(end->pd);
@@ -263,8 +271,25 @@ static void cqpool_conn_end_release(struct cqpool_conn *c,
 		ib_dealloc_pd(end->pd);
 	if (end->id)
 		rdma_destroy_id(end->id);
-	if (end->held)
-		cqpool_dev_unhold(dev);
+}
+
+/**
+ * cqpool_conn_device_gone() - whether a connection's device is going
+ * @c: the connection
+ *
+ * Context: process context, under the session's lock.
+ * Return: true once cqpool no longer serves the device of either end.
+ */
+bool cqpool_conn_device_gone(struct cqpool_conn *c)
+{
+	const struct cqpool_conn_end *ends[] = { &c->client, &c->server };
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(ends); i++)
+		if (ends[i]->id && ends[i]->id->device &&
+		    !cqpool_device_served(ends[i]->id->device))
+			return true;
+	return false;
 }
 
 /**

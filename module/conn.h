@@ -51,7 +51,6 @@ struct cqpool_run {
  * @pd: its protection domain
  * @cq: its CQ, for both directions
  * @hook: on @cq, for its events (CQPOOL_CQ_POOL only)
- * @held: the device is held with cqpool_dev_hold()
  * @buf: its traffic buffer, of the connection's @buf_size
  * @dma: @buf, mapped
  * @cqe: completions of the work requests posted from here
@@ -62,7 +61,6 @@ struct cqpool_conn_end {
 	struct ib_pd *pd;
 	struct ib_cq *cq;
 	struct cqpool_hook hook;
-	bool held;
 	void *buf;
 	u64 dma;
 	struct ib_cqe cqe;
@@ -144,6 +142,7 @@ struct cqpool_conn {
 struct cqpool_conn *cqpool_conn_create(const struct cqpool_conn_create *a,
 				       struct cqpool *pool);
 void cqpool_conn_destroy(struct cqpool_conn *c);
+bool cqpool_conn_device_gone(struct cqpool_conn *c);
 void cqpool_conn_info(struct cqpool_conn *c, struct cqpool_conn_info *info);
 int cqpool_conn_trigger(struct cqpool_conn *c, u32 kind);
 

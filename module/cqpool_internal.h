@@ -4,7 +4,7 @@
  *
  * Lock order, outermost first:
  *   cqpool_dev.handlers_rwsem        - a device's event handlers
- *   cqpool_devices_mutex  (device.c) - the list of devices
+ *   cqpool_devices_mutex  (device.c) - the list of device records
  *   cqpool_dev.lock                  - a device's pools
  *   cqpool.lock                      - one pool's ledger and CQs
  *   cqpool_cq.hooks_lock             - one CQ's event hooks
@@ -15,12 +15,38 @@
  * calls a consumer with a lock held: hooks under their CQ's hooks_lock,
  * device handlers under handlers_rwsem (read), which is what makes
  * "never called after removal" hold.
+ *
+ * Lifetimes.  The ib_client remove never waits for a consumer: ib_core
+ * removes clients in reverse order of registration, so rdma_cm's users
+ * and ULP clients loaded before cqpool hear of the removal only after it
+ * returns.  Instead, everything cqpool hands out keeps what it needs
+ * alive, and the device's unregistration waits for that in
+ * disable_device(), after every client's remove:
+ *  - a struct cqpool_dev holds a reference on its ib_device from the
+ *    ib_client add until its own last reference goes (cqpool_dev_put());
+ *  - the ib_client holds a reference on the record from add to remove,
+ *    each pool holds one, and so does each registered device handler;
+ *  - a pool is referenced by its device's shared slot (shared pools) or
+ *    its owner until cqpool_destroy() (owned pools), by each caller of
+ *    cqpool_device_pool() until cqpool_pool_put(), and once more while
+ *    it has a reservation; CQs live in their pool;
+ *  - a reservation is found from its CQ alone (cqpool_cq_of()), so a put
+ *    never needs the device's client data, which ib_core erases after
+ *    the remove.
+ * The remove marks the record and its pools dying under their locks (no
+ * get, pool or handler succeeds after that), delivers DEVICE_FATAL to
+ * every hook and handler, drops the shared slots and its own reference,
+ * and returns.  The last put of a dying pool frees its CQs from
+ * cqpool_wq, then the record goes, then ib_core finishes.
  */
 #ifndef CQPOOL_INTERNAL_H
 #define CQPOOL_INTERNAL_H
 
+#include <linux/kref.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
+#include <linux/rcupdate.h>
+#include <linux/refcount.h>
 #include <linux/rwsem.h>
 #include <linux/spinlock.h>
 #include <linux/wait.h>
@@ -38,15 +64,20 @@
 
 /**
  * struct cqpool_dev - what cqpool keeps for one RDMA device
- * @ibdev: the device; valid from the ib_client add to its remove
- * @node: on cqpool_devices, under cqpool_devices_mutex
- * @nvec: completion vectors the pools spread over
- * @lock: protects @pools, @shared and @dying
+ * @ibdev: the device; held (ib_device_try_get()) for as long as the record
+ *	lives, which is what makes its unregistration wait for consumers
+ * @ref: see "Lifetimes" above
+ * @rcu: the record is freed after a grace period: cqpool_dev_find()
+ *	looks it up under RCU
+ * @node: on cqpool_devices, under cqpool_devices_mutex, until freed
+ * @nvec: vectors the ledgers are sized for; a get uses the first
+ *	cqpool_dev_nvec() of them, which follows CPU hotplug
+ * @lock: protects @pools and @shared
  * @pools: every pool of the device (struct cqpool.node)
  * @shared: the lazily created shared pool of each poll context
- * @dying: set by the ib_client remove; no pool is created after it
- * @busy: reservations plus owned pools: what the remove waits for
- * @released: woken when @busy drops
+ * @dying: set once, by the ib_client remove, under both @lock and
+ *	@handlers_rwsem (either suffices to read it): no pool and no
+ *	handler is added after it
  * @vectors_lock: protects @vectors
  * @vectors: the core's vector ledger: CQ entries reserved per vector over
  *	all pools of the device
@@ -61,14 +92,14 @@
  */
 struct cqpool_dev {
 	struct ib_device *ibdev;
+	struct kref ref;
+	struct rcu_head rcu;
 	struct list_head node;
 	unsigned int nvec;
 	struct mutex lock;		/* see the lock order above */
 	struct list_head pools;
 	struct cqpool *shared[CQPOOL_NR_POLL_CTX];
 	bool dying;
-	atomic_t busy;
-	wait_queue_head_t released;
 	spinlock_t vectors_lock;	/* innermost; no sleeping under it */
 	struct cqp_vectors *vectors;
 	struct xarray cqs;
@@ -83,16 +114,23 @@ struct cqpool_dev {
 
 /**
  * struct cqpool - a pool of CQs on one device and poll context
- * @cdev: the device
- * @node: on cdev->pools, under cdev->lock
+ * @cdev: the device; referenced
+ * @ref: see "Lifetimes" above
+ * @node: on cdev->pools, under cdev->lock, until the pool is freed
  * @poll_ctx: poll context of its CQs
  * @owned: created by cqpool_create(), destroyed by its owner
  * @flags: CQPOOL_F_*
  * @name: for debugfs
- * @lock: protects @ledger and @cqs; held across the verbs that grow the pool
+ * @lock: protects @ledger, @cqs, @users and @dying; held across the verbs
+ *	that grow the pool
  * @ledger: the core's ledger of the CQs
  * @cqs: struct cqpool_cq, oldest first
+ * @users: reservations; the pool holds a reference on itself while there
+ *	are any
+ * @dying: its device is going (or, owned, it is destroyed): no get
+ *	succeeds, and idle CQs are freed at once
  * @reap_work: frees CQs idle for longer than the idle timeout
+ * @free_work: frees the pool once its last reference is gone
  */
 struct cqpool {
 	struct cqpool_dev *cdev;
@@ -104,7 +142,11 @@ struct cqpool {
 	struct mutex lock;		/* see the lock order above */
 	struct cqp_pool *ledger;
 	struct list_head cqs;
+	refcount_t ref;
+	unsigned long users;
+	bool dying;
 	struct delayed_work reap_work;
+	struct work_struct free_work;
 };
 
 /**
@@ -117,6 +159,7 @@ struct cqpool {
  * @hooks_lock: protects @hooks and the counters; held, with interrupts
  *	off, while the hooks are called
  * @hooks: struct cqpool_hook attached by cqpool_cq_get()
+ * @plain_users: reservations made without a hook; under the pool's lock
  * @ev_received: events of the CQ
  * @ev_delivered: calls of its hooks
  */
@@ -128,6 +171,7 @@ struct cqpool_cq {
 	u64 created;
 	spinlock_t hooks_lock;		/* see the lock order above */
 	struct list_head hooks;
+	unsigned int plain_users;
 	u64 ev_received;
 	u64 ev_delivered;
 };
@@ -140,12 +184,13 @@ struct cqpool_cq {
  * @recv_cq: its receive CQ; the same as @send_cq unless separate CQs
  *	were asked for
  * @send_cqe: entries reserved on @send_cq
- * @recv_cqe: entries reserved on @recv_cq when it is a CQ of its own
+ * @recv_cqe: entries of the receive side's own reservation, when
+ *	separate CQs were asked for (the pool may still put both on one)
  * @event_handler: the QP's event handler, also called for the events of
  *	its pooled CQs
  * @qp_context: its context
  * @send_hook: on @send_cq, when there is an @event_handler
- * @recv_hook: on @recv_cq, when it is a CQ of its own
+ * @recv_hook: on @recv_cq, with the receive side's own reservation
  */
 struct cqpool_qp {
 	struct ib_qp *qp;
@@ -162,21 +207,26 @@ struct cqpool_qp {
 
 extern const struct cqp_alloc cqpool_core_alloc;
 extern unsigned int cqpool_idle_timeout_ms;
+extern struct workqueue_struct *cqpool_wq;
 
 int cqpool_devices_init(void);
 void cqpool_devices_exit(void);
-struct cqpool_dev *cqpool_dev_get(struct ib_device *ibdev);
+struct cqpool_dev *cqpool_dev_find(struct ib_device *ibdev);
+bool cqpool_device_served(struct ib_device *ibdev);
+void cqpool_dev_put(struct cqpool_dev *cdev);
+unsigned int cqpool_dev_nvec(struct cqpool_dev *cdev);
 void cqpool_devices_lock(void);
 void cqpool_devices_unlock(void);
 struct list_head *cqpool_devices_list(void);
 
-void cqpool_dev_release_pools(struct cqpool_dev *cdev);
-int cqpool_dev_hold(struct ib_device *dev);
-void cqpool_dev_unhold(struct ib_device *dev);
+void cqpool_dev_remove_pools(struct cqpool_dev *cdev);
+struct cqpool_cq *cqpool_cq_of(struct ib_cq *cq);
+bool cqpool_pool_dying(struct cqpool *pool);
 const char *cqpool_poll_ctx_name(enum ib_poll_context ctx);
 
 void cqpool_events_init(struct cqpool_dev *cdev);
 void cqpool_events_exit(struct cqpool_dev *cdev);
+void cqpool_events_removal(struct cqpool_dev *cdev);
 void cqpool_dispatch_device_event(struct cqpool_dev *cdev,
 				  const struct ib_event *event);
 void cqpool_cq_events_init(struct cqpool_cq *ccq);
@@ -189,5 +239,6 @@ void cqpool_debugfs_exit(void);
 
 int cqpool_chardev_init(void);
 void cqpool_chardev_exit(void);
+void cqpool_sessions_device_removed(struct ib_device *ibdev);
 
 #endif /* CQPOOL_INTERNAL_H */

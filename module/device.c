@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Device tracking: an ib_client that keeps one record per RDMA device,
- * from the moment ib_core announces it until it goes away.
+ * from the moment ib_core announces it until the last thing cqpool handed
+ * out on it is given back (see "Lifetimes" in cqpool_internal.h).
  */
 #include <linux/cpumask.h>
 #include <linux/list.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/slab.h>
+#include <linux/xarray.h>
 #include <kunit/visibility.h>
 #include <rdma/ib_verbs.h>
 
@@ -15,12 +17,21 @@
 #include "cqpool_test.h"
 
 /*
- * cqpool_devices_mutex protects cqpool_devices and the records on it.  It
- * is taken in process context only (ib_client callbacks, debugfs, ioctls)
- * and is never held while calling into a consumer.
+ * cqpool_devices_mutex protects cqpool_devices, the list of every record
+ * that still lives (a removed device's too, while it has pools), for the
+ * walks of debugfs and the idle timeout.  It is taken in process context
+ * only and never held while calling into a consumer.
+ *
+ * cqpool_devs maps ib_device.index to the record of a device cqpool
+ * serves, from the ib_client add to its remove; lookups are under RCU and
+ * take a reference (cqpool_dev_find()).  It has its own lock.
  */
 static DEFINE_MUTEX(cqpool_devices_mutex);
 static LIST_HEAD(cqpool_devices);
+static DEFINE_XARRAY(cqpool_devs);
+
+/* Frees dying pools (and so records) away from whoever put them last. */
+struct workqueue_struct *cqpool_wq;
 
 static struct ib_client cqpool_client;
 
@@ -40,30 +51,123 @@ struct list_head *cqpool_devices_list(void)
 	return &cqpool_devices;
 }
 
+/**
+ * cqpool_dev_find() - the record of a device cqpool serves, referenced
+ * @ibdev: an RDMA device, held by the caller
+ *
+ * Context: any context but hard interrupt.
+ * Return: the record with a reference the caller drops with
+ * cqpool_dev_put(), or NULL if cqpool does not (or no longer) serve
+ * @ibdev.
+ */
+struct cqpool_dev *cqpool_dev_find(struct ib_device *ibdev)
+{
+	struct cqpool_dev *cdev;
+
+	rcu_read_lock();
+	cdev = xa_load(&cqpool_devs, ibdev->index);
+	if (cdev && (cdev->ibdev != ibdev || !kref_get_unless_zero(&cdev->ref)))
+		cdev = NULL;
+	rcu_read_unlock();
+	return cdev;
+}
+
+/**
+ * cqpool_device_served() - whether cqpool serves a device now
+ * @ibdev: an RDMA device, held by the caller
+ *
+ * Context: any context but hard interrupt.
+ * Return: false from the start of the device's removal on.
+ */
+bool cqpool_device_served(struct ib_device *ibdev)
+{
+	struct cqpool_dev *cdev = cqpool_dev_find(ibdev);
+
+	if (cdev)
+		cqpool_dev_put(cdev);
+	return cdev;
+}
+
+static void cqpool_dev_release(struct kref *ref)
+{
+	struct cqpool_dev *cdev = container_of(ref, struct cqpool_dev, ref);
+
+	mutex_lock(&cqpool_devices_mutex);
+	list_del(&cdev->node);
+	mutex_unlock(&cqpool_devices_mutex);
+
+	WARN_ON(!list_empty(&cdev->pools) || !list_empty(&cdev->handlers));
+	WARN_ON(!xa_empty(&cdev->cqs) || !xa_empty(&cdev->qps));
+	xa_destroy(&cdev->cqs);
+	xa_destroy(&cdev->qps);
+	cqp_vectors_destroy(cdev->vectors);
+	dev_dbg(&cdev->ibdev->dev, "cqpool: record released\n");
+	/* What disable_device() waits for once every client is removed. */
+	ib_device_put(cdev->ibdev);
+	kfree_rcu(cdev, rcu);
+}
+
+/**
+ * cqpool_dev_put() - drop a reference on a device record
+ * @cdev: the record
+ *
+ * The last one frees the record and lets go of the ib_device.
+ *
+ * Context: process context; the caller holds neither cqpool_devices_mutex
+ * nor a lock of the record.
+ */
+void cqpool_dev_put(struct cqpool_dev *cdev)
+{
+	kref_put(&cdev->ref, cqpool_dev_release);
+}
+
+/**
+ * cqpool_dev_nvec() - the vectors a get spreads over now
+ * @cdev: the record
+ *
+ * As upstream's ib_cq_pool_get() does on every call: vectors beyond the
+ * online CPUs only add CQs no CPU polls locally.  The ledgers are sized
+ * for the most CPUs the device could use, so this follows CPU hotplug.
+ *
+ * Context: any context.
+ * Return: 1 to @cdev->nvec.
+ */
+unsigned int cqpool_dev_nvec(struct cqpool_dev *cdev)
+{
+	return min(cqp_nvec(cdev->ibdev->num_comp_vectors, num_online_cpus()),
+		   cdev->nvec);
+}
+
 static int cqpool_add_one(struct ib_device *ibdev)
 {
 	struct cqpool_dev *cdev;
+	int ret = -ENOMEM;
 
 	cdev = kzalloc(sizeof(*cdev), GFP_KERNEL);
 	if (!cdev)
 		return -ENOMEM;
 
-	cdev->nvec = cqp_nvec(ibdev->num_comp_vectors, num_online_cpus());
+	cdev->nvec = cqp_nvec(ibdev->num_comp_vectors, num_possible_cpus());
 	cdev->vectors = cqp_vectors_create(&cqpool_core_alloc, cdev->nvec);
-	if (!cdev->vectors) {
-		kfree(cdev);
-		return -ENOMEM;
+	if (!cdev->vectors)
+		goto out_free;
+	/* ib_core holds the device across add: this cannot fail here. */
+	if (WARN_ON(!ib_device_try_get(ibdev))) {
+		ret = -ENODEV;
+		goto out_vectors;
 	}
 	cdev->ibdev = ibdev;
+	kref_init(&cdev->ref);
 	mutex_init(&cdev->lock);
 	INIT_LIST_HEAD(&cdev->pools);
-	atomic_set(&cdev->busy, 0);
-	init_waitqueue_head(&cdev->released);
 	spin_lock_init(&cdev->vectors_lock);
 	xa_init(&cdev->cqs);
 	xa_init(&cdev->qps);
 	cqpool_events_init(cdev);
 
+	ret = xa_insert(&cqpool_devs, ibdev->index, cdev, GFP_KERNEL);
+	if (ret)
+		goto out_events;
 	mutex_lock(&cqpool_devices_mutex);
 	list_add_tail(&cdev->node, &cqpool_devices);
 	mutex_unlock(&cqpool_devices_mutex);
@@ -71,24 +175,31 @@ static int cqpool_add_one(struct ib_device *ibdev)
 	ib_set_client_data(ibdev, &cqpool_client, cdev);
 	dev_dbg(&ibdev->dev, "cqpool: tracking, %u vectors\n", cdev->nvec);
 	return 0;
+
+out_events:
+	cqpool_events_exit(cdev);
+	ib_device_put(ibdev);
+out_vectors:
+	cqp_vectors_destroy(cdev->vectors);
+out_free:
+	kfree(cdev);
+	return ret;
 }
 
+/*
+ * Never waits for a consumer (see "Lifetimes"): what is still out keeps
+ * the record, and through it the ib_device, until it is given back.
+ */
 static void cqpool_remove_one(struct ib_device *ibdev, void *client_data)
 {
 	struct cqpool_dev *cdev = client_data;
 
-	cqpool_dev_release_pools(cdev);
+	xa_erase(&cqpool_devs, ibdev->index);
+	cqpool_events_removal(cdev);
+	cqpool_sessions_device_removed(ibdev);
+	cqpool_dev_remove_pools(cdev);
 	cqpool_events_exit(cdev);
-
-	mutex_lock(&cqpool_devices_mutex);
-	list_del(&cdev->node);
-	mutex_unlock(&cqpool_devices_mutex);
-
-	WARN_ON(!xa_empty(&cdev->cqs) || !xa_empty(&cdev->qps));
-	xa_destroy(&cdev->cqs);
-	xa_destroy(&cdev->qps);
-	cqp_vectors_destroy(cdev->vectors);
-	kfree(cdev);
+	cqpool_dev_put(cdev);
 }
 
 static struct ib_client cqpool_client = {
@@ -98,52 +209,53 @@ static struct ib_client cqpool_client = {
 };
 
 /**
- * cqpool_dev_get() - the record cqpool keeps for a device
- * @ibdev: a registered RDMA device
- *
- * Context: the caller holds a registration reference on @ibdev (it runs in
- * an ib_client callback or got @ibdev from ib_device_get_by_name()), which
- * keeps the record alive.
- * Return: the record, or NULL if cqpool has none for @ibdev.
- */
-struct cqpool_dev *cqpool_dev_get(struct ib_device *ibdev)
-{
-	return ib_get_client_data(ibdev, &cqpool_client);
-}
-
-/**
  * cqpool_test_device_info() - what cqpool knows of a device, for KUnit
  * @ibdev: a registered RDMA device, held by the caller
  * @info: filled in on success
  *
  * Context: process context.
- * Return: 0, or -ENODEV if cqpool does not track @ibdev.
+ * Return: 0, or -ENODEV if cqpool does not serve @ibdev.
  */
 int cqpool_test_device_info(struct ib_device *ibdev,
 			    struct cqpool_test_dev_info *info)
 {
-	struct cqpool_dev *cdev = cqpool_dev_get(ibdev);
+	struct cqpool_dev *cdev = cqpool_dev_find(ibdev);
 	unsigned int vec;
 
 	if (!cdev)
 		return -ENODEV;
 
-	spin_lock(&cdev->vectors_lock);
-	info->nvec = cqp_vectors_nvec(cdev->vectors);
+	info->nvec = cqpool_dev_nvec(cdev);
 	info->load = 0;
-	for (vec = 0; vec < info->nvec; vec++)
+	spin_lock(&cdev->vectors_lock);
+	for (vec = 0; vec < cqp_vectors_nvec(cdev->vectors); vec++)
 		info->load += cqp_vectors_load(cdev->vectors, vec);
 	spin_unlock(&cdev->vectors_lock);
+	cqpool_dev_put(cdev);
 	return 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(cqpool_test_device_info);
 
 int cqpool_devices_init(void)
 {
-	return ib_register_client(&cqpool_client);
+	int ret;
+
+	cqpool_wq = alloc_workqueue("cqpool", WQ_UNBOUND, 0);
+	if (!cqpool_wq)
+		return -ENOMEM;
+	ret = ib_register_client(&cqpool_client);
+	if (ret)
+		destroy_workqueue(cqpool_wq);
+	return ret;
 }
 
 void cqpool_devices_exit(void)
 {
 	ib_unregister_client(&cqpool_client);
+	/*
+	 * Every consumer module is gone before this one (they use its
+	 * symbols), so all that is left are frees already queued.
+	 */
+	destroy_workqueue(cqpool_wq);
+	rcu_barrier();
 }

@@ -50,6 +50,24 @@ static void cqpool_cq_event(struct ib_event *event, void *context)
 	cqpool_cq_fanout(context, event);
 }
 
+/**
+ * cqpool_cq_of() - the pooled CQ record of a CQ
+ * @cq: a CQ, held by the caller
+ *
+ * A pooled CQ carries its record as the CQ's context, and cqpool's own
+ * event handler marks it as one: nothing else in the kernel sets that
+ * handler.  So the record is found from the CQ alone, without the
+ * device's client data, whatever state the device is in.
+ *
+ * Context: any context.
+ * Return: the record, or NULL if @cq is not from a pool.
+ */
+struct cqpool_cq *cqpool_cq_of(struct ib_cq *cq)
+{
+	return READ_ONCE(cq->event_handler) == cqpool_cq_event ?
+		cq->cq_context : NULL;
+}
+
 void cqpool_cq_events_init(struct cqpool_cq *ccq)
 {
 	spin_lock_init(&ccq->hooks_lock);
@@ -78,9 +96,13 @@ void cqpool_hook_detach(struct cqpool_cq *ccq, struct cqpool_hook *hook)
 	hook->cq = NULL;
 }
 
-/* DEVICE_FATAL to the hooks of every CQ of every pool of the device. */
+/*
+ * DEVICE_FATAL to the hooks of every CQ of every pool of the device.  At
+ * removal (@dying) each pool is marked dying in the same hold of its lock,
+ * so that a hook is either attached before and hears it, or its get fails.
+ */
 static void cqpool_fatal_to_hooks(struct cqpool_dev *cdev,
-				  const struct ib_event *fatal)
+				  const struct ib_event *fatal, bool dying)
 {
 	struct ib_event event = *fatal;
 	struct cqpool_cq *ccq;
@@ -89,6 +111,8 @@ static void cqpool_fatal_to_hooks(struct cqpool_dev *cdev,
 	mutex_lock(&cdev->lock);
 	list_for_each_entry(pool, &cdev->pools, node) {
 		mutex_lock(&pool->lock);
+		if (dying)
+			WRITE_ONCE(pool->dying, true);
 		list_for_each_entry(ccq, &pool->cqs, node) {
 			event.element.cq = ccq->cq;
 			cqpool_cq_fanout(ccq, &event);
@@ -98,18 +122,9 @@ static void cqpool_fatal_to_hooks(struct cqpool_dev *cdev,
 	mutex_unlock(&cdev->lock);
 }
 
-/**
- * cqpool_dispatch_device_event() - deliver an unaffiliated event
- * @cdev: the device
- * @event: the event
- *
- * To every device handler whose mask accepts it; DEVICE_FATAL also to
- * every hook on the device's pooled CQs.
- *
- * Context: process context.
- */
-void cqpool_dispatch_device_event(struct cqpool_dev *cdev,
-				  const struct ib_event *event)
+/* To every device handler whose mask accepts @event. */
+static void cqpool_to_handlers(struct cqpool_dev *cdev,
+			       const struct ib_event *event)
 {
 	const u64 bit = event->event < 64 ? BIT_ULL(event->event) : 0;
 	struct cqpool_event_handler *h;
@@ -125,9 +140,53 @@ void cqpool_dispatch_device_event(struct cqpool_dev *cdev,
 		atomic64_inc(&cdev->ev_delivered);
 	}
 	up_read(&cdev->handlers_rwsem);
+}
 
+/**
+ * cqpool_dispatch_device_event() - deliver an unaffiliated event
+ * @cdev: the device
+ * @event: the event
+ *
+ * To every device handler whose mask accepts it; DEVICE_FATAL also to
+ * every hook on the device's pooled CQs.
+ *
+ * Context: process context; ib_core may call it with the GID table's
+ * mutex or rtnl_lock held (GID_CHANGE is dispatched synchronously).
+ */
+void cqpool_dispatch_device_event(struct cqpool_dev *cdev,
+				  const struct ib_event *event)
+{
+	cqpool_to_handlers(cdev, event);
 	if (event->event == IB_EVENT_DEVICE_FATAL)
-		cqpool_fatal_to_hooks(cdev, event);
+		cqpool_fatal_to_hooks(cdev, event, false);
+}
+
+/**
+ * cqpool_events_removal() - the device is going: mark it, tell everyone
+ * @cdev: the device, from its ib_client remove
+ *
+ * The record is marked dying under both locks that registration and
+ * pool creation check it under, then every device handler and every hook
+ * hears IB_EVENT_DEVICE_FATAL once, and every pool is marked dying.
+ * Waits for nobody but handlers and hooks already running.
+ *
+ * Context: process context.
+ */
+void cqpool_events_removal(struct cqpool_dev *cdev)
+{
+	const struct ib_event fatal = {
+		.device = cdev->ibdev,
+		.event = IB_EVENT_DEVICE_FATAL,
+	};
+
+	down_write(&cdev->handlers_rwsem);
+	mutex_lock(&cdev->lock);
+	cdev->dying = true;
+	mutex_unlock(&cdev->lock);
+	up_write(&cdev->handlers_rwsem);
+
+	cqpool_to_handlers(cdev, &fatal);
+	cqpool_fatal_to_hooks(cdev, &fatal, true);
 }
 
 static void cqpool_ib_event(struct ib_event_handler *ih,
@@ -176,7 +235,8 @@ void cqpool_events_exit(struct cqpool_dev *cdev)
  * @h->handler runs in process context for each event @h->event_mask
  * accepts (PORT_ACTIVE/ERR, GID_CHANGE, LID/PKEY/SM changes,
  * CLIENT_REREGISTER, DEVICE_FATAL, ...).  When the device goes away it
- * receives DEVICE_FATAL, and the removal waits until @h is unregistered.
+ * receives DEVICE_FATAL once; until @h is unregistered cqpool holds the
+ * device, whose unregistration waits for that.
  *
  * Context: process context; may sleep.
  * Return: 0, -EINVAL without a handler, -ENODEV if cqpool does not (or no
@@ -185,16 +245,30 @@ void cqpool_events_exit(struct cqpool_dev *cdev)
 int cqpool_register_event_handler(struct cqpool_event_handler *h)
 {
 	struct cqpool_dev *cdev;
+	int ret = 0;
 
 	if (!h->handler || !h->device)
 		return -EINVAL;
-	cdev = cqpool_dev_get(h->device);
-	if (!cdev || cqpool_dev_hold(h->device))
+	cdev = cqpool_dev_find(h->device);
+	if (!cdev)
 		return -ENODEV;
 
+	/*
+	 * Checked under the lock the removal marks it under before it sends
+	 * DEVICE_FATAL: @h is on the list in time to hear it, or refused.
+	 */
 	down_write(&cdev->handlers_rwsem);
-	list_add_tail(&h->node, &cdev->handlers);
+	if (cdev->dying)
+		ret = -ENODEV;
+	else
+		list_add_tail(&h->node, &cdev->handlers);
 	up_write(&cdev->handlers_rwsem);
+	if (ret) {
+		cqpool_dev_put(cdev);
+		return ret;
+	}
+	/* The reference cqpool_dev_find() took is @h's until unregistered. */
+	h->cdev = cdev;
 	return 0;
 }
 EXPORT_SYMBOL_GPL(cqpool_register_event_handler);
@@ -204,18 +278,19 @@ EXPORT_SYMBOL_GPL(cqpool_register_event_handler);
  * @h: the handler
  *
  * Once this returns, @h->handler is not running and will not be called
- * again.
+ * again.  Also after the device was removed.
  *
  * Context: process context; may sleep.  Not from @h->handler itself.
  */
 void cqpool_unregister_event_handler(struct cqpool_event_handler *h)
 {
-	struct cqpool_dev *cdev = cqpool_dev_get(h->device);
+	struct cqpool_dev *cdev = h->cdev;
 
 	down_write(&cdev->handlers_rwsem);
 	list_del(&h->node);
 	up_write(&cdev->handlers_rwsem);
-	cqpool_dev_unhold(h->device);
+	h->cdev = NULL;
+	cqpool_dev_put(cdev);
 }
 EXPORT_SYMBOL_GPL(cqpool_unregister_event_handler);
 
@@ -243,11 +318,13 @@ int cqpool_inject_event(const char *device, enum ib_event_type type)
 	event.device = ib_device_get_by_name(device, RDMA_DRIVER_UNKNOWN);
 	if (!event.device)
 		return -ENODEV;
-	cdev = cqpool_dev_get(event.device);
-	if (cdev)
+	cdev = cqpool_dev_find(event.device);
+	if (cdev) {
 		cqpool_dispatch_device_event(cdev, &event);
-	else
+		cqpool_dev_put(cdev);
+	} else {
 		ret = -ENODEV;
+	}
 	ib_device_put(event.device);
 	return ret;
 }
@@ -262,11 +339,12 @@ int cqpool_inject_event(const char *device, enum ib_event_type type)
  */
 int cqpool_test_dispatch(struct ib_device *dev, const struct ib_event *event)
 {
-	struct cqpool_dev *cdev = cqpool_dev_get(dev);
+	struct cqpool_dev *cdev = cqpool_dev_find(dev);
 
 	if (!cdev)
 		return -ENODEV;
 	cqpool_dispatch_device_event(cdev, event);
+	cqpool_dev_put(cdev);
 	return 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(cqpool_test_dispatch);

@@ -79,7 +79,9 @@ static u64 cqpool_idle_timeout_ns(void)
 }
 
 static void cqpool_reap_work(struct work_struct *work);
+static void cqpool_free_work(struct work_struct *work);
 
+/* A pool of @cdev, which it references; not yet on @cdev->pools. */
 static struct cqpool *cqpool_alloc(struct cqpool_dev *cdev,
 				   enum ib_poll_context ctx,
 				   const struct cqpool_attr *attr, bool owned)
@@ -107,7 +109,9 @@ static struct cqpool *cqpool_alloc(struct cqpool_dev *cdev,
 		kfree(pool);
 		return ERR_PTR(-ENOMEM);
 	}
+	kref_get(&cdev->ref);
 	pool->cdev = cdev;
+	refcount_set(&pool->ref, 1);
 	pool->poll_ctx = ctx;
 	pool->owned = owned;
 	pool->flags = attr->flags;
@@ -118,7 +122,9 @@ static struct cqpool *cqpool_alloc(struct cqpool_dev *cdev,
 			 dev_name(&cdev->ibdev->dev), cqpool_poll_ctx_name(ctx));
 	mutex_init(&pool->lock);
 	INIT_LIST_HEAD(&pool->cqs);
+	INIT_LIST_HEAD(&pool->node);
 	INIT_DELAYED_WORK(&pool->reap_work, cqpool_reap_work);
+	INIT_WORK(&pool->free_work, cqpool_free_work);
 	return pool;
 }
 
@@ -134,12 +140,20 @@ static void cqpool_free_cqs(struct cqpool *pool, struct list_head *cqs)
 	}
 }
 
-/* Frees a pool nobody can reach any more and that has no reservation. */
+/*
+ * Frees a pool whose last reference is gone, so that nobody can reach it
+ * and it has no reservation; then drops its reference on the device.
+ */
 static void cqpool_free(struct cqpool *pool)
 {
+	struct cqpool_dev *cdev = pool->cdev;
 	struct cqp_cq *lcq;
 	LIST_HEAD(dead);
 
+	/* Off the list first: walks of it kick the reclaim we cancel. */
+	mutex_lock(&cdev->lock);
+	list_del(&pool->node);
+	mutex_unlock(&cdev->lock);
 	cancel_delayed_work_sync(&pool->reap_work);
 
 	mutex_lock(&pool->lock);
@@ -155,29 +169,73 @@ static void cqpool_free(struct cqpool *pool)
 	WARN_ON(!list_empty(&pool->cqs));
 	WARN_ON(cqp_pool_destroy(pool->ledger));
 	kfree(pool);
+	cqpool_dev_put(cdev);
+}
+
+static void cqpool_free_work(struct work_struct *work)
+{
+	cqpool_free(container_of(work, struct cqpool, free_work));
+}
+
+/**
+ * cqpool_pool_put() - drop a reference on a pool
+ * @pool: a pool cqpool_device_pool() returned
+ *
+ * The pool itself goes once its device is gone and nothing is reserved
+ * on it; that is done from cqpool's workqueue, never from the caller,
+ * which may hold locks that freeing a CQ would wait for.
+ *
+ * Context: any context; never sleeps.
+ */
+void cqpool_pool_put(struct cqpool *pool)
+{
+	if (refcount_dec_and_test(&pool->ref))
+		queue_work(cqpool_wq, &pool->free_work);
+}
+EXPORT_SYMBOL_GPL(cqpool_pool_put);
+
+/**
+ * cqpool_pool_dying() - whether a pool's device is going (or it is destroyed)
+ * @pool: the pool
+ *
+ * Context: any context.
+ * Return: true once no get on @pool can succeed.
+ */
+bool cqpool_pool_dying(struct cqpool *pool)
+{
+	return READ_ONCE(pool->dying);
+}
+EXPORT_SYMBOL_IF_KUNIT(cqpool_pool_dying);
+
+/* The idle timeout, or none at all once the pool's device is going. */
+static u64 cqpool_pool_idle_ns(struct cqpool *pool)
+{
+	lockdep_assert_held(&pool->lock);
+	return pool->dying ? 0 : cqpool_idle_timeout_ns();
 }
 
 static void cqpool_reap_work(struct work_struct *work)
 {
 	struct cqpool *pool = container_of(to_delayed_work(work),
 					   struct cqpool, reap_work);
-	u64 timeout = cqpool_idle_timeout_ns();
 	u64 now = ktime_get_ns();
 	struct cqp_pool_stats st;
 	struct cqp_cq *lcq;
 	bool again = false;
-	u64 since;
+	u64 timeout, since;
 	LIST_HEAD(dead);
 
 	mutex_lock(&pool->lock);
-	while ((lcq = cqp_pool_reap(pool->ledger, now, timeout))) {
+	timeout = cqpool_pool_idle_ns(pool);
+	while ((lcq = pool->dying ? cqp_pool_take_idle(pool->ledger) :
+		cqp_pool_reap(pool->ledger, now, timeout))) {
 		struct cqpool_cq *ccq = container_of(lcq, struct cqpool_cq,
 						     ledger);
 
 		list_move_tail(&ccq->node, &dead);
 	}
 	cqp_pool_get_stats(pool->ledger, &st);
-	if (!(pool->flags & CQPOOL_F_NO_SHRINK) &&
+	if (!pool->dying && !(pool->flags & CQPOOL_F_NO_SHRINK) &&
 	    st.idle_cqs > cqpool_keep_idle_cqs &&
 	    cqp_pool_oldest_idle(pool->ledger, &since)) {
 		again = true;
@@ -187,7 +245,7 @@ static void cqpool_reap_work(struct work_struct *work)
 
 	cqpool_free_cqs(pool, &dead);
 	if (again)
-		queue_delayed_work(system_wq, &pool->reap_work,
+		queue_delayed_work(cqpool_wq, &pool->reap_work,
 				   nsecs_to_jiffies(since) + 1);
 }
 
@@ -201,7 +259,7 @@ static void cqpool_kick_reapers(void)
 	list_for_each_entry(cdev, cqpool_devices_list(), node) {
 		mutex_lock(&cdev->lock);
 		list_for_each_entry(pool, &cdev->pools, node)
-			mod_delayed_work(system_wq, &pool->reap_work, 0);
+			mod_delayed_work(cqpool_wq, &pool->reap_work, 0);
 		mutex_unlock(&cdev->lock);
 	}
 	cqpool_devices_unlock();
@@ -214,8 +272,10 @@ static void cqpool_kick_reapers(void)
  * @ctx: IB_POLL_SOFTIRQ, IB_POLL_WORKQUEUE or IB_POLL_UNBOUND_WORKQUEUE
  *
  * The pool is created on first use and holds no CQ until the first
- * reservation.  It lives until the device goes away; callers never
- * destroy it.
+ * reservation.  The caller gets a reference, which keeps the pool (not
+ * the device) valid until cqpool_pool_put(): once the device is going,
+ * cqpool_cq_get() on it fails with -ENODEV, and reservations already made
+ * keep working until they are put back.
  *
  * Context: process context; may sleep.
  * Return: the pool, or ERR_PTR(-EINVAL) for a bad poll context,
@@ -231,7 +291,7 @@ struct cqpool *cqpool_device_pool(struct ib_device *dev,
 
 	if (!cqpool_poll_ctx_ok(ctx))
 		return ERR_PTR(-EINVAL);
-	cdev = cqpool_dev_get(dev);
+	cdev = cqpool_dev_find(dev);
 	if (!cdev)
 		return ERR_PTR(-ENODEV);
 
@@ -240,13 +300,17 @@ struct cqpool *cqpool_device_pool(struct ib_device *dev,
 	if (!pool && cdev->dying) {
 		pool = ERR_PTR(-ENODEV);
 	} else if (!pool) {
+		/* Its first reference is the slot's. */
 		pool = cqpool_alloc(cdev, ctx, &attr, false);
 		if (!IS_ERR(pool)) {
 			cdev->shared[ctx] = pool;
 			list_add_tail(&pool->node, &cdev->pools);
 		}
 	}
+	if (!IS_ERR(pool))
+		refcount_inc(&pool->ref);
 	mutex_unlock(&cdev->lock);
+	cqpool_dev_put(cdev);
 	return pool;
 }
 EXPORT_SYMBOL_GPL(cqpool_device_pool);
@@ -256,8 +320,10 @@ EXPORT_SYMBOL_GPL(cqpool_device_pool);
  * @dev: an RDMA device, held by the caller
  * @attr: the pool's poll context, CQ size, CQ limit, flags and name
  *
- * The caller destroys the pool with cqpool_destroy() before it lets go
- * of @dev; the device's removal waits for that.
+ * The caller destroys the pool with cqpool_destroy(), also after the
+ * device is gone: until then the pool holds the device, whose
+ * unregistration waits for it.  When the device goes, gets on the pool
+ * fail with -ENODEV and its hooks hear IB_EVENT_DEVICE_FATAL.
  *
  * Context: process context; may sleep.
  * Return: the pool, ERR_PTR(-EINVAL) for a bad attribute (poll context,
@@ -275,23 +341,25 @@ struct cqpool *cqpool_create(struct ib_device *dev,
 	    attr->cq_size > dev->attrs.max_cqe ||
 	    attr->max_cqs > dev->attrs.max_cq)
 		return ERR_PTR(-EINVAL);
-	cdev = cqpool_dev_get(dev);
+	cdev = cqpool_dev_find(dev);
 	if (!cdev)
 		return ERR_PTR(-ENODEV);
 
 	pool = cqpool_alloc(cdev, attr->poll_ctx, attr, true);
 	if (IS_ERR(pool))
-		return pool;
+		goto out;
 
 	mutex_lock(&cdev->lock);
 	if (cdev->dying) {
 		mutex_unlock(&cdev->lock);
 		cqpool_free(pool);
-		return ERR_PTR(-ENODEV);
+		pool = ERR_PTR(-ENODEV);
+		goto out;
 	}
 	list_add_tail(&pool->node, &cdev->pools);
-	atomic_inc(&cdev->busy);
 	mutex_unlock(&cdev->lock);
+out:
+	cqpool_dev_put(cdev);
 	return pool;
 }
 EXPORT_SYMBOL_GPL(cqpool_create);
@@ -308,30 +376,26 @@ EXPORT_SYMBOL_GPL(cqpool_create);
  */
 int cqpool_destroy(struct cqpool *pool)
 {
-	struct cqpool_dev *cdev = pool->cdev;
-	struct cqp_pool_stats st;
-
 	if (!pool->owned) {
 		pr_err_ratelimited("cqpool: %s: a shared pool is never destroyed\n",
 				   pool->name);
 		return -EINVAL;
 	}
 
-	mutex_lock(&cdev->lock);
 	mutex_lock(&pool->lock);
-	cqp_pool_get_stats(pool->ledger, &st);
-	if (st.users) {
+	if (pool->users) {
 		mutex_unlock(&pool->lock);
-		mutex_unlock(&cdev->lock);
 		return -EBUSY;
 	}
-	list_del(&pool->node);
+	WRITE_ONCE(pool->dying, true);
 	mutex_unlock(&pool->lock);
-	mutex_unlock(&cdev->lock);
 
-	cqpool_free(pool);
-	if (atomic_dec_and_test(&cdev->busy))
-		wake_up(&cdev->released);
+	/*
+	 * The owner's is the last reference unless a put of the last
+	 * reservation is still on its way out: that one then frees it.
+	 */
+	if (refcount_dec_and_test(&pool->ref))
+		cqpool_free(pool);
 	return 0;
 }
 EXPORT_SYMBOL_GPL(cqpool_destroy);
@@ -343,6 +407,7 @@ static int cqpool_add_cq(struct cqpool *pool, u32 vec, u32 size)
 	struct ib_cq *cq;
 	int ret;
 
+	lockdep_assert_held(&pool->lock);
 	ccq = kzalloc(sizeof(*ccq), GFP_KERNEL);
 	if (!ccq)
 		return -ENOMEM;
@@ -351,6 +416,8 @@ static int cqpool_add_cq(struct cqpool *pool, u32 vec, u32 size)
 		ret = PTR_ERR(cq);
 		goto out_free;
 	}
+	/* Others share it: ib_resize_cq() and moderation are refused. */
+	cq->shared = true;
 	ccq->cq = cq;
 	ccq->pool = pool;
 	ccq->created = ktime_get_ns();
@@ -375,24 +442,38 @@ out_free:
 	return ret;
 }
 
+/*
+ * Whether a failed resize means the driver will not resize this CQ, so
+ * that the vector grows by a new CQ instead: drivers say so in several
+ * ways (mlx5 without firmware support answers with the errno of a missing
+ * system call), so anything but a lack of memory, which a new CQ would
+ * hit too, counts.
+ */
+static bool cqpool_resize_unsupported(int err)
+{
+	return err != -ENOMEM;
+}
+
 /* Carries out the ledger's plan; the ledger changes only if it worked. */
 static int cqpool_grow(struct cqpool *pool, const struct cqp_plan *plan)
 {
 	struct cqpool_cq *ccq;
 	int ret;
 
+	lockdep_assert_held(&pool->lock);
 	if (plan->kind == CQP_PLAN_NEW)
 		return cqpool_add_cq(pool, plan->vec, plan->size);
 
 	ccq = container_of(plan->cq, struct cqpool_cq, ledger);
+	/* cqpool is the one user allowed to resize its shared CQs. */
+	ccq->cq->shared = false;
 	ret = ib_resize_cq(ccq->cq, plan->size);
-	if (ret == -EOPNOTSUPP || ret == -EINVAL) {
-		/* The driver will not: grow by new CQs on this vector. */
+	ccq->cq->shared = true;
+	if (ret) {
+		/* Never try this CQ again: the vector grows by new CQs. */
 		cqp_pool_resize_failed(pool->ledger, plan->cq);
-		return 0;
+		return cqpool_resize_unsupported(ret) ? 0 : ret;
 	}
-	if (ret)
-		return ret;
 	return cqp_pool_resized(pool->ledger, plan->cq, ccq->cq->cqe);
 }
 
@@ -409,13 +490,15 @@ static int cqpool_grow(struct cqpool *pool, const struct cqp_plan *plan)
  * Picks the least-used CQ of the vector with room for @nr_cqe entries,
  * growing the pool (a CQ resized in place, or a new CQ sized to demand)
  * when none has room.  The entries reserved on a CQ never exceed its real
- * size, so every reserved entry can hold a completion.
+ * size, so every reserved entry can hold a completion.  The vectors in
+ * use are min(num_comp_vectors, online CPUs), as of this call.
  *
  * Context: process context; may sleep.
  * Return: the CQ, or ERR_PTR(-EINVAL) if @nr_cqe is 0 or larger than a
- * CQ of this pool or @hook has no handler, ERR_PTR(-ENOSPC) if the pool is at its CQ limit,
- * ERR_PTR(-ENODEV) if the device is going away, or the error of the verb
- * that failed to grow the pool (the pool is then as it was).
+ * CQ of this pool or @hook has no handler, ERR_PTR(-ENOSPC) if the pool
+ * is at its CQ limit, ERR_PTR(-ENODEV) if the device is going away, or
+ * the error of the verb that failed to grow the pool (the pool is then as
+ * it was).
  */
 struct ib_cq *cqpool_cq_get(struct cqpool *pool, unsigned int nr_cqe,
 			    int vector_hint, struct cqpool_hook *hook)
@@ -430,17 +513,18 @@ struct ib_cq *cqpool_cq_get(struct cqpool *pool, unsigned int nr_cqe,
 	if (!nr_cqe || nr_cqe > cdev->ibdev->attrs.max_cqe ||
 	    (hook && !hook->handler))
 		return ERR_PTR(-EINVAL);
-	if (READ_ONCE(cdev->dying))
-		return ERR_PTR(-ENODEV);
 
 	/* Charged as it is picked: a concurrent get sees the load. */
 	spin_lock(&cdev->vectors_lock);
-	vec = cqp_vectors_pick(cdev->vectors, vector_hint);
+	vec = cqp_vectors_pick_among(cdev->vectors, vector_hint,
+				     cqpool_dev_nvec(cdev));
 	WARN_ON_ONCE(cqp_vectors_charge(cdev->vectors, vec, nr_cqe));
 	spin_unlock(&cdev->vectors_lock);
 
 	mutex_lock(&pool->lock);
-	for (grown = 0;; grown++) {
+	/* Under the lock the removal marks it with: no CQ is made after. */
+	ret = pool->dying ? -ENODEV : CQP_GROW;
+	for (grown = 0; ret == CQP_GROW; grown++) {
 		ret = cqp_pool_reserve(pool->ledger, vec, nr_cqe, &lcq, &plan);
 		if (ret != CQP_GROW)
 			break;
@@ -451,8 +535,23 @@ struct ib_cq *cqpool_cq_get(struct cqpool *pool, unsigned int nr_cqe,
 			break;
 		}
 		ret = cqpool_grow(pool, &plan);
-		if (ret)
-			break;
+		if (!ret)
+			ret = CQP_GROW;
+	}
+	if (!ret) {
+		ccq = container_of(lcq, struct cqpool_cq, ledger);
+		/* A reservation keeps its pool, and so the device, alive. */
+		if (!pool->users++)
+			refcount_inc(&pool->ref);
+		/*
+		 * Attached under the pool lock, which the removal's
+		 * DEVICE_FATAL is sent under: the hook hears it, or the get
+		 * fails.
+		 */
+		if (hook)
+			cqpool_hook_attach(ccq, hook);
+		else
+			ccq->plain_users++;
 	}
 	mutex_unlock(&pool->lock);
 	if (ret) {
@@ -461,57 +560,66 @@ struct ib_cq *cqpool_cq_get(struct cqpool *pool, unsigned int nr_cqe,
 		spin_unlock(&cdev->vectors_lock);
 		return ERR_PTR(ret);
 	}
-
-	atomic_inc(&cdev->busy);
-	ccq = container_of(lcq, struct cqpool_cq, ledger);
-	if (hook)
-		cqpool_hook_attach(ccq, hook);
 	return ccq->cq;
 }
 EXPORT_SYMBOL_GPL(cqpool_cq_get);
+
+/* Whether a put of @cq with @hook matches a reservation on it. */
+static bool cqpool_put_matches(struct cqpool_cq *ccq, struct cqpool_hook *hook)
+{
+	lockdep_assert_held(&ccq->pool->lock);
+	/* Without a hook, only a reservation made without one. */
+	return hook ? hook->cq == ccq->cq : ccq->plain_users > 0;
+}
 
 /**
  * cqpool_cq_put() - give back entries reserved with cqpool_cq_get()
  * @cq: the CQ cqpool_cq_get() returned
  * @nr_cqe: the entries reserved, as passed to cqpool_cq_get()
- * @hook: the hook passed to cqpool_cq_get(), or NULL
+ * @hook: the hook passed to cqpool_cq_get(), or NULL if none was
  *
  * The caller must have drained and destroyed whatever used the entries.
  * Once this returns, @hook is never called again.  A put of a CQ that is
- * not from a pool, of more entries than are reserved on it, or with a
- * hook not attached to it, is logged and changes nothing.  A CQ left without
- * users is freed after the idle timeout.
+ * not from a pool, of more entries than are reserved on it, with a hook
+ * not attached to it, or without a hook when every reservation on it has
+ * one, is logged and changes nothing.  A CQ left without users is freed
+ * after the idle timeout, or soon if its device is gone.  Works the same
+ * after the CQ's device was removed.
  *
  * Context: process context; may sleep.
  */
 void cqpool_cq_put(struct ib_cq *cq, unsigned int nr_cqe,
 		   struct cqpool_hook *hook)
 {
-	struct cqpool_dev *cdev = cqpool_dev_get(cq->device);
-	struct cqpool_cq *ccq = cdev ? xa_load(&cdev->cqs, cq->res.id) : NULL;
+	struct cqpool_cq *ccq = cqpool_cq_of(cq);
+	struct cqpool_dev *cdev;
 	struct cqpool *pool;
-	bool idle;
+	bool idle, last;
 	u32 vec;
 	int ret;
 
-	if (!ccq || ccq->cq != cq) {
+	if (!ccq) {
 		pr_err_ratelimited("cqpool: put of a CQ that is not from a pool\n");
 		return;
 	}
 
 	pool = ccq->pool;
+	cdev = pool->cdev;
 	mutex_lock(&pool->lock);
 	vec = ccq->ledger.vec;
-	if (hook && hook->cq != cq) {
-		ret = -EINVAL;
-	} else {
+	ret = -EINVAL;
+	if (cqpool_put_matches(ccq, hook))
 		/* The clock is read only for a CQ this leaves idle. */
 		ret = cqp_pool_release(pool->ledger, &ccq->ledger, nr_cqe,
 				       ccq->ledger.users == 1 ?
 				       ktime_get_ns() : 0);
+	if (!ret) {
 		/* Under the pool lock: the reaper cannot free the CQ yet. */
-		if (!ret && hook)
+		if (hook)
 			cqpool_hook_detach(ccq, hook);
+		else
+			ccq->plain_users--;
+		last = !--pool->users;
 	}
 	idle = !ccq->ledger.users;
 	mutex_unlock(&pool->lock);
@@ -525,11 +633,15 @@ void cqpool_cq_put(struct ib_cq *cq, unsigned int nr_cqe,
 	WARN_ON_ONCE(cqp_vectors_discharge(cdev->vectors, vec, nr_cqe));
 	spin_unlock(&cdev->vectors_lock);
 
-	if (idle && !(pool->flags & CQPOOL_F_NO_SHRINK))
-		queue_delayed_work(system_wq, &pool->reap_work,
+	/* READ_ONCE: a removal may set it since; the reaper reads it again. */
+	if (idle && (READ_ONCE(pool->dying) ||
+		     !(pool->flags & CQPOOL_F_NO_SHRINK)))
+		queue_delayed_work(cqpool_wq, &pool->reap_work,
+				   READ_ONCE(pool->dying) ? 0 :
 				   nsecs_to_jiffies(cqpool_idle_timeout_ns()) + 1);
-	if (atomic_dec_and_test(&cdev->busy))
-		wake_up(&cdev->released);
+	/* The pool is not touched after this: it may be freed. */
+	if (last)
+		cqpool_pool_put(pool);
 }
 EXPORT_SYMBOL_GPL(cqpool_cq_put);
 
@@ -561,97 +673,32 @@ EXPORT_SYMBOL_IF_KUNIT(cqpool_test_pool_stats);
  */
 void cqpool_test_flush_reclaim(struct cqpool *pool)
 {
-	mod_delayed_work(system_wq, &pool->reap_work, 0);
+	mod_delayed_work(cqpool_wq, &pool->reap_work, 0);
 	flush_delayed_work(&pool->reap_work);
 }
 EXPORT_SYMBOL_IF_KUNIT(cqpool_test_flush_reclaim);
 
-/**
- * cqpool_dev_hold() - make the removal of a device wait for a consumer
- * @dev: a device cqpool serves, held by the caller
- *
- * For what cqpool hands out that is not a reservation of its own (the
- * harness's upstream reservations, which ib_core must not find still in
- * use when it cleans its pool).
- *
- * Context: process context.
- * Return: 0, or -ENODEV if the device is not (or no longer) served.
- */
-int cqpool_dev_hold(struct ib_device *dev)
-{
-	struct cqpool_dev *cdev = cqpool_dev_get(dev);
-	int ret = -ENODEV;
-
-	if (!cdev)
-		return ret;
-	mutex_lock(&cdev->lock);
-	if (!cdev->dying) {
-		atomic_inc(&cdev->busy);
-		ret = 0;
-	}
-	mutex_unlock(&cdev->lock);
-	return ret;
-}
-
-/**
- * cqpool_dev_unhold() - undo cqpool_dev_hold()
- * @dev: the device
- *
- * Context: process context.
- */
-void cqpool_dev_unhold(struct ib_device *dev)
-{
-	struct cqpool_dev *cdev = cqpool_dev_get(dev);
-
-	if (atomic_dec_and_test(&cdev->busy))
-		wake_up(&cdev->released);
-}
-
 /*
- * The ib_client remove: no new pool from now on; wait until consumers
- * have given back every reservation and destroyed their pools (ULPs whose
- * ib_client registered after cqpool's are removed first and do so), then
- * free the shared pools.
+ * The ib_client remove: every pool of the device is marked dying under its
+ * lock, so no get succeeds after this, and its idle CQs are freed at once;
+ * the shared slots let go of their pools.  Nothing here waits for a
+ * consumer: a pool with reservations lives until the last is put back.
  */
-void cqpool_dev_release_pools(struct cqpool_dev *cdev)
+void cqpool_dev_remove_pools(struct cqpool_dev *cdev)
 {
-	struct cqpool *pool, *next;
-	int waited = 0;
-	LIST_HEAD(dead);
-
-	const struct ib_event fatal = {
-		.device = cdev->ibdev,
-		.event = IB_EVENT_DEVICE_FATAL,
-	};
+	struct cqpool *shared[CQPOOL_NR_POLL_CTX];
+	struct cqpool *pool;
+	int i;
 
 	mutex_lock(&cdev->lock);
-	cdev->dying = true;
-	mutex_unlock(&cdev->lock);
-
-	/* Everyone hears the device is going, then gives back what it holds. */
-	cqpool_dispatch_device_event(cdev, &fatal);
-	while (!wait_event_timeout(cdev->released, !atomic_read(&cdev->busy),
-				   10 * HZ)) {
-		waited += 10;
-		dev_warn(&cdev->ibdev->dev,
-			 "cqpool: waited %d s for consumers to release %d reservations and owned pools\n",
-			 waited, atomic_read(&cdev->busy));
-	}
-
-	mutex_lock(&cdev->lock);
-	list_splice_init(&cdev->pools, &dead);
+	WARN_ON(!cdev->dying);
+	list_for_each_entry(pool, &cdev->pools, node)
+		mod_delayed_work(cqpool_wq, &pool->reap_work, 0);
+	memcpy(shared, cdev->shared, sizeof(shared));
 	memset(cdev->shared, 0, sizeof(cdev->shared));
 	mutex_unlock(&cdev->lock);
 
-	/*
-	 * Not under cdev->lock: freeing a pool waits for its reclaim work,
-	 * which waits in ib_free_cq() for the CQ's completion work, whose ULP
-	 * handlers may wait for locks a ULP holds while it calls
-	 * cqpool_device_pool() (rdma_cm's handler_mutex, for nvme-rdma
-	 * through the takeover), and that takes cdev->lock.
-	 */
-	list_for_each_entry_safe(pool, next, &dead, node) {
-		list_del(&pool->node);
-		cqpool_free(pool);
-	}
+	for (i = 0; i < CQPOOL_NR_POLL_CTX; i++)
+		if (shared[i])
+			cqpool_pool_put(shared[i]);
 }

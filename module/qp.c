@@ -20,20 +20,21 @@
 static int cqpool_qp_vector(struct cqpool_dev *cdev,
 			    const struct cqpool_qp_attr *qattr)
 {
-	unsigned int v;
+	unsigned int v, nvec;
 
 	if (!qattr || qattr->vector_hint >= 0 || qattr->cpu_hint < 0)
 		return qattr ? qattr->vector_hint : -1;
 
 	/* Drivers that report affinity (mlx5 does) know which vector serves it. */
-	for (v = 0; v < cdev->nvec; v++) {
+	nvec = cqpool_dev_nvec(cdev);
+	for (v = 0; v < nvec; v++) {
 		const struct cpumask *mask = ib_get_vector_affinity(cdev->ibdev,
 								    v);
 
 		if (mask && cpumask_test_cpu(qattr->cpu_hint, mask))
 			return v;
 	}
-	return qattr->cpu_hint % cdev->nvec;
+	return qattr->cpu_hint % nvec;
 }
 
 /* The QP's event handler hears the events of its pooled CQs too. */
@@ -67,7 +68,8 @@ static struct cqpool_hook *cqpool_qp_hook(struct cqpool_qp *cqp,
 
 static void cqpool_qp_release(struct cqpool_qp *cqp)
 {
-	if (cqp->recv_cq && cqp->recv_cq != cqp->send_cq)
+	/* A reservation of its own, even where it landed on the send CQ. */
+	if (cqp->recv_cq && cqp->recv_cqe)
 		cqpool_cq_put(cqp->recv_cq, cqp->recv_cqe,
 			      cqpool_qp_hook(cqp, &cqp->recv_hook));
 	if (cqp->send_cq)
@@ -76,15 +78,34 @@ static void cqpool_qp_release(struct cqpool_qp *cqp)
 	kfree(cqp);
 }
 
+/*
+ * Receives of a QP on an SRQ complete on the QP's receive CQ, as many at
+ * once as the SRQ holds.
+ */
+static int cqpool_qp_recv_wr(struct ib_qp_init_attr *init_attr, u64 *wr)
+{
+	struct ib_srq_attr attr;
+	int ret;
+
+	if (!init_attr->srq) {
+		*wr = init_attr->cap.max_recv_wr;
+		return 0;
+	}
+	ret = ib_query_srq(init_attr->srq, &attr);
+	*wr = attr.max_wr;
+	return ret;
+}
+
 /* Reserves the QP's CQs and sets them in @init_attr. */
 static struct cqpool_qp *cqpool_qp_prepare(struct cqpool *pool,
 					   struct ib_qp_init_attr *init_attr,
 					   const struct cqpool_qp_attr *qattr)
 {
+	const u32 max_cqe = pool->cdev->ibdev->attrs.max_cqe;
 	const struct ib_qp_cap *cap = &init_attr->cap;
-	unsigned int send_wr, recv_wr;
 	struct cqpool_qp *cqp;
-	int vec;
+	u64 send_wr, recv_wr;
+	int vec, ret;
 
 	if (init_attr->send_cq || init_attr->recv_cq)
 		return ERR_PTR(-EINVAL);
@@ -92,8 +113,16 @@ static struct cqpool_qp *cqpool_qp_prepare(struct cqpool *pool,
 		      qattr->cpu_hint >= (int)nr_cpu_ids))
 		return ERR_PTR(-EINVAL);
 
-	send_wr = cap->max_send_wr + CQPOOL_RW_WR_PER_CTX * cap->max_rdma_ctxs;
-	recv_wr = init_attr->srq ? 0 : cap->max_recv_wr;
+	/* In 64 bits: the sum of what a caller asks may not fit in 32. */
+	send_wr = cap->max_send_wr +
+		(u64)CQPOOL_RW_WR_PER_CTX * cap->max_rdma_ctxs;
+	ret = cqpool_qp_recv_wr(init_attr, &recv_wr);
+	if (ret)
+		return ERR_PTR(ret);
+	if (send_wr > max_cqe || recv_wr > max_cqe ||
+	    (!(qattr && (qattr->flags & CQPOOL_QP_SEPARATE_CQS)) &&
+	     send_wr + recv_wr > max_cqe))
+		return ERR_PTR(-EINVAL);
 	vec = cqpool_qp_vector(pool->cdev, qattr);
 
 	cqp = kzalloc(sizeof(*cqp), GFP_KERNEL);
@@ -106,8 +135,8 @@ static struct cqpool_qp *cqpool_qp_prepare(struct cqpool *pool,
 	cqp->recv_hook.handler = cqpool_qp_recv_cq_event;
 
 	if (qattr && (qattr->flags & CQPOOL_QP_SEPARATE_CQS)) {
-		cqp->send_cqe = max(send_wr, 1U);
-		cqp->recv_cqe = max(recv_wr, 1U);
+		cqp->send_cqe = max_t(u64, send_wr, 1);
+		cqp->recv_cqe = max_t(u64, recv_wr, 1);
 	} else {
 		cqp->send_cqe = send_wr + recv_wr;
 	}
@@ -152,18 +181,25 @@ static int cqpool_qp_track(struct cqpool_qp *cqp, struct ib_qp *qp)
 	return xa_insert(&cqp->pool->cdev->qps, qp->qp_num, cqp, GFP_KERNEL);
 }
 
-static struct cqpool_qp *cqpool_qp_untrack(struct ib_qp *qp)
+/*
+ * The record of a QP cqpool made, found through its send CQ: its
+ * reservation keeps the pool and the device's record alive, whatever
+ * state the device is in.
+ */
+static struct cqpool_qp *cqpool_qp_find(struct ib_qp *qp)
 {
-	struct cqpool_dev *cdev = cqpool_dev_get(qp->device);
+	struct cqpool_cq *ccq = qp->send_cq ? cqpool_cq_of(qp->send_cq) : NULL;
 	struct cqpool_qp *cqp;
 
-	if (!cdev)
+	if (!ccq)
 		return NULL;
-	cqp = xa_load(&cdev->qps, qp->qp_num);
-	if (!cqp || cqp->qp != qp)
-		return NULL;
-	xa_erase(&cdev->qps, qp->qp_num);
-	return cqp;
+	cqp = xa_load(&ccq->pool->cdev->qps, qp->qp_num);
+	return cqp && cqp->qp == qp ? cqp : NULL;
+}
+
+static void cqpool_qp_untrack(struct cqpool_qp *cqp, u32 qp_num)
+{
+	xa_erase(&cqp->pool->cdev->qps, qp_num);
 }
 
 /**
@@ -182,8 +218,10 @@ static struct cqpool_qp *cqpool_qp_untrack(struct ib_qp *qp)
  * cqpool_destroy_qp().
  *
  * Context: process context; may sleep.
- * Return: the QP, or ERR_PTR(-EINVAL) if a CQ was given or @qattr is
- * bad, or the error of cqpool_cq_get() or ib_create_qp().
+ * Return: the QP, or ERR_PTR(-EINVAL) if a CQ was given, @pd is on
+ * another device than @pool, @qattr is bad or the QP needs more entries
+ * than a CQ of the device has, or the error of cqpool_cq_get(),
+ * ib_query_srq() or ib_create_qp().
  */
 struct ib_qp *cqpool_create_qp(struct cqpool *pool, struct ib_pd *pd,
 			       struct ib_qp_init_attr *init_attr,
@@ -193,6 +231,9 @@ struct ib_qp *cqpool_create_qp(struct cqpool *pool, struct ib_pd *pd,
 	struct ib_qp *qp;
 	int ret;
 
+	/* A CQ of one device under a QP of another is driver confusion. */
+	if (pd->device != pool->cdev->ibdev)
+		return ERR_PTR(-EINVAL);
 	cqp = cqpool_qp_prepare(pool, init_attr, qattr);
 	if (IS_ERR(cqp))
 		return ERR_CAST(cqp);
@@ -216,21 +257,32 @@ EXPORT_SYMBOL_GPL(cqpool_create_qp);
  * cqpool_destroy_qp() - destroy a QP made by cqpool_create_qp()
  * @qp: the QP
  *
- * Destroys the QP, then gives back its CQ entries.  A QP that cqpool did
- * not make is logged and left alone.
+ * Destroys the QP, then gives back its CQ entries.  If the driver does
+ * not destroy it (the QP is still in use, say attached to a multicast
+ * group), the QP and its reservations stay as they were and the error is
+ * returned: entries of a live QP are never given back.  A QP that cqpool
+ * did not make is logged and left alone.
  *
  * Context: process context; may sleep.
+ * Return: 0, -EINVAL for a QP cqpool did not make, or the error of
+ * ib_destroy_qp().
  */
-void cqpool_destroy_qp(struct ib_qp *qp)
+int cqpool_destroy_qp(struct ib_qp *qp)
 {
-	struct cqpool_qp *cqp = cqpool_qp_untrack(qp);
+	struct cqpool_qp *cqp = cqpool_qp_find(qp);
+	u32 qp_num = qp->qp_num;
+	int ret;
 
 	if (!cqp) {
 		pr_err_ratelimited("cqpool: destroy of a QP cqpool did not make\n");
-		return;
+		return -EINVAL;
 	}
-	ib_destroy_qp(qp);
+	ret = ib_destroy_qp(qp);
+	if (ret)
+		return ret;
+	cqpool_qp_untrack(cqp, qp_num);
 	cqpool_qp_release(cqp);
+	return 0;
 }
 EXPORT_SYMBOL_GPL(cqpool_destroy_qp);
 
@@ -255,7 +307,7 @@ int cqpool_rdma_create_qp(struct cqpool *pool, struct rdma_cm_id *id,
 	struct cqpool_qp *cqp;
 	int ret;
 
-	if (id->device != pool->cdev->ibdev)
+	if (id->device != pool->cdev->ibdev || pd->device != id->device)
 		return -EINVAL;
 	cqp = cqpool_qp_prepare(pool, init_attr, qattr);
 	if (IS_ERR(cqp))
@@ -283,12 +335,13 @@ EXPORT_SYMBOL_GPL(cqpool_rdma_create_qp);
  */
 void cqpool_rdma_destroy_qp(struct rdma_cm_id *id)
 {
-	struct cqpool_qp *cqp = id->qp ? cqpool_qp_untrack(id->qp) : NULL;
+	struct cqpool_qp *cqp = id->qp ? cqpool_qp_find(id->qp) : NULL;
 
 	if (!cqp) {
 		pr_err_ratelimited("cqpool: destroy of a QP cqpool did not make\n");
 		return;
 	}
+	cqpool_qp_untrack(cqp, id->qp->qp_num);
 	rdma_destroy_qp(id);
 	cqpool_qp_release(cqp);
 }

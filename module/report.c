@@ -123,7 +123,7 @@ void cqpool_report(struct cqpool_report *r)
 		struct cqpool_upstream_stats up;
 		struct cqpool_device_info dev = {
 			.num_comp_vectors = ibdev->num_comp_vectors,
-			.nvec = cdev->nvec,
+			.nvec = cqpool_dev_nvec(cdev),
 			.max_cqe = ibdev->attrs.max_cqe,
 			.max_cq = ibdev->attrs.max_cq,
 			.events = atomic64_read(&cdev->ev_received),

@@ -3,9 +3,14 @@
  * Sessions of /dev/cqpool.  Every object made through a file descriptor
  * is released when it closes, so a killed harness leaks nothing.
  *
- * A session holds no reference on an RDMA device: its reservations and
- * owned pools are what a device's removal waits for, which keeps them
- * valid until the session lets go.
+ * A session is a consumer like any other: when a device goes, it is told
+ * (cqpool_sessions_device_removed(), from cqpool's ib_client remove) and
+ * gives back what it made on it, as uverbs does for userspace.  Its
+ * upstream reservations go back at once, before ib_core cleans its own
+ * pool; the rest goes from a work item, since a command in progress holds
+ * the session's lock.  Those objects stay, given back ("gone"), until the
+ * caller puts or destroys them: their event counts can still be read,
+ * anything else they are used for fails with ENODEV.
  */
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -45,6 +50,11 @@ struct cqpool_counts {
  * @hook: a reservation's hook, when it has @counts
  * @handler: a watch's device event handler
  * @conn: a connection
+ * @upstream_node: an upstream reservation, on the session's @upstream
+ *	until given back
+ * @gone: given back, because its device went: nothing is left but its
+ *	id and @counts.  For an upstream reservation, under the session's
+ *	@upstream_lock; else under its @lock.
  */
 struct cqpool_obj {
 	enum cqpool_obj_kind kind;
@@ -58,6 +68,8 @@ struct cqpool_obj {
 	struct cqpool_hook hook;
 	struct cqpool_event_handler handler;
 	struct cqpool_conn *conn;
+	struct list_head upstream_node;
+	bool gone;
 };
 
 static void cqpool_count(struct cqpool_counts *c, enum ib_event_type type)
@@ -88,6 +100,12 @@ static void cqpool_obj_handler(struct cqpool_event_handler *h,
  * @count: entries in @objs; under @lock
  * @bytes: traffic buffers of its connections; under @lock
  * @run: the traffic run of CQPOOL_IOC_TRAFFIC; under @lock
+ * @node: on cqpool_sessions
+ * @upstream_lock: protects @upstream and the @gone of what is on it;
+ *	held only across a list change and upstream's put, never across a
+ *	command, so that a removal waiting for it waits for no command
+ * @upstream: its upstream reservations not yet given back
+ * @gone_work: gives back what the session has on removed devices
  */
 struct cqpool_session {
 	struct mutex lock;		/* serialises the session's commands */
@@ -95,7 +113,17 @@ struct cqpool_session {
 	unsigned int count;
 	u64 bytes;
 	struct cqpool_run run;
+	struct list_head node;
+	struct mutex upstream_lock;	/* see above */
+	struct list_head upstream;
+	struct work_struct gone_work;
 };
+
+/* Every session, for device removal; never held across a command. */
+static DEFINE_MUTEX(cqpool_sessions_mutex);
+static LIST_HEAD(cqpool_sessions);
+
+static void cqpool_session_gone_work(struct work_struct *work);
 
 struct cqpool_session *cqpool_session_create(void)
 {
@@ -106,6 +134,12 @@ struct cqpool_session *cqpool_session_create(void)
 	mutex_init(&s->lock);
 	xa_init_flags(&s->objs, XA_FLAGS_ALLOC1);
 	init_completion(&s->run.done);
+	mutex_init(&s->upstream_lock);
+	INIT_LIST_HEAD(&s->upstream);
+	INIT_WORK(&s->gone_work, cqpool_session_gone_work);
+	mutex_lock(&cqpool_sessions_mutex);
+	list_add_tail(&s->node, &cqpool_sessions);
+	mutex_unlock(&cqpool_sessions_mutex);
 	return s;
 }
 
@@ -125,20 +159,41 @@ static int cqpool_obj_add(struct cqpool_session *s, struct cqpool_obj *obj,
 static struct cqpool_obj *cqpool_obj_find(struct cqpool_session *s, u32 id,
 					  enum cqpool_obj_kind kind)
 {
-	struct cqpool_obj *obj = xa_load(&s->objs, id);
+	struct cqpool_obj *obj;
 
+	lockdep_assert_held(&s->lock);
+	obj = xa_load(&s->objs, id);
 	return obj && obj->kind == kind ? obj : NULL;
 }
 
-static void cqpool_resv_put(struct cqpool_obj *obj)
+/* The object @id of @kind to use: ERR_PTR(-ENODEV) once it is gone. */
+static struct cqpool_obj *cqpool_obj_use(struct cqpool_session *s, u32 id,
+					 enum cqpool_obj_kind kind)
 {
-	if (obj->upstream) {
-		ib_cq_pool_put(obj->cq, obj->nr_cqe);
-		cqpool_dev_unhold(obj->cq->device);
-	} else {
+	struct cqpool_obj *obj = cqpool_obj_find(s, id, kind);
+
+	if (!obj)
+		return ERR_PTR(-ENOENT);
+	return READ_ONCE(obj->gone) ? ERR_PTR(-ENODEV) : obj;
+}
+
+static void cqpool_resv_put(struct cqpool_session *s, struct cqpool_obj *obj)
+{
+	bool live;
+
+	if (!obj->upstream) {
 		cqpool_cq_put(obj->cq, obj->nr_cqe,
 			      obj->counts ? &obj->hook : NULL);
+		return;
 	}
+	/* Unless its device's removal gave it back already. */
+	mutex_lock(&s->upstream_lock);
+	live = !READ_ONCE(obj->gone);
+	if (live) {
+		list_del(&obj->upstream_node);
+		ib_cq_pool_put(obj->cq, obj->nr_cqe);
+	}
+	mutex_unlock(&s->upstream_lock);
 }
 
 static void cqpool_obj_free(struct cqpool_obj *obj)
@@ -149,6 +204,7 @@ static void cqpool_obj_free(struct cqpool_obj *obj)
 
 static void cqpool_obj_remove(struct cqpool_session *s, u32 id)
 {
+	lockdep_assert_held(&s->lock);
 	cqpool_obj_free(xa_erase(&s->objs, id));
 	s->count--;
 }
@@ -223,7 +279,8 @@ int cqpool_session_pool_destroy(struct cqpool_session *s, void *arg)
 	mutex_lock(&s->lock);
 	obj = cqpool_obj_find(s, a->id, CQPOOL_OBJ_POOL);
 	if (obj) {
-		ret = obj->users ? -EBUSY : cqpool_destroy(obj->pool);
+		ret = obj->users ? -EBUSY :
+			READ_ONCE(obj->gone) ? 0 : cqpool_destroy(obj->pool);
 		if (!ret)
 			cqpool_obj_remove(s, a->id);
 	}
@@ -249,24 +306,34 @@ static struct ib_device *cqpool_get_device(const struct cqpool_cq_get *a)
  * allocate one on every vector and fail, or worse, succeed.  Refuse what
  * cqpool refuses.
  */
-static struct ib_cq *cqpool_upstream_get(struct ib_device *dev,
-					 const struct cqpool_cq_get *a)
+static struct ib_cq *cqpool_upstream_get(struct cqpool_session *s,
+					 struct ib_device *dev,
+					 const struct cqpool_cq_get *a,
+					 struct cqpool_obj *obj)
 {
 	struct ib_cq *cq;
-	int ret;
+	bool served;
 
 	if (!a->nr_cqe || a->nr_cqe > dev->attrs.max_cqe)
 		return ERR_PTR(-EINVAL);
 	/* Taken over, ib_cq_pool_get() is cqpool: it would be measured twice. */
 	if (cqpool_takeover_active())
 		return ERR_PTR(-EBUSY);
-	ret = cqpool_dev_hold(dev);
-	if (ret)
-		return ERR_PTR(ret);
 	cq = ib_cq_pool_get(dev, a->nr_cqe, a->vector_hint, a->poll_ctx);
 	if (IS_ERR(cq))
-		cqpool_dev_unhold(dev);
-	return cq;
+		return cq;
+	/*
+	 * Listed where a removal looks, or refused if one has begun (it
+	 * stops serving the device before it looks).
+	 */
+	mutex_lock(&s->upstream_lock);
+	served = cqpool_device_served(dev);
+	if (served)
+		list_add_tail(&obj->upstream_node, &s->upstream);
+	else
+		ib_cq_pool_put(cq, a->nr_cqe);
+	mutex_unlock(&s->upstream_lock);
+	return served ? cq : ERR_PTR(-ENODEV);
 }
 
 /* Makes the reservation @a asks for; under the session's lock. */
@@ -286,9 +353,12 @@ static struct ib_cq *cqpool_session_reserve(struct cqpool_session *s,
 	    (hook && (a->flags & CQPOOL_CQ_GET_UPSTREAM)))
 		return ERR_PTR(-EINVAL);
 	if (!(a->flags & how)) {
-		*owner = cqpool_obj_find(s, a->pool_id, CQPOOL_OBJ_POOL);
-		if (!*owner)
-			return ERR_PTR(-ENOENT);
+		*owner = cqpool_obj_use(s, a->pool_id, CQPOOL_OBJ_POOL);
+		if (IS_ERR(*owner)) {
+			cq = ERR_CAST(*owner);
+			*owner = NULL;
+			return cq;
+		}
 		return cqpool_cq_get((*owner)->pool, a->nr_cqe, a->vector_hint,
 				     hook);
 	}
@@ -297,11 +367,13 @@ static struct ib_cq *cqpool_session_reserve(struct cqpool_session *s,
 	if (IS_ERR(dev))
 		return ERR_CAST(dev);
 	if (a->flags & CQPOOL_CQ_GET_UPSTREAM) {
-		cq = cqpool_upstream_get(dev, a);
+		cq = cqpool_upstream_get(s, dev, a, obj);
 	} else {
 		pool = cqpool_device_pool(dev, a->poll_ctx);
 		cq = IS_ERR(pool) ? ERR_CAST(pool) :
 			cqpool_cq_get(pool, a->nr_cqe, a->vector_hint, hook);
+		if (!IS_ERR(pool))
+			cqpool_pool_put(pool);
 	}
 	ib_device_put(dev);
 	return cq;
@@ -336,7 +408,7 @@ int cqpool_session_cq_get(struct cqpool_session *s, void *arg)
 	}
 	ret = cqpool_obj_add(s, obj, &a->id);
 	if (ret) {
-		cqpool_resv_put(obj);
+		cqpool_resv_put(s, obj);
 		goto out_unlock;
 	}
 	if (owner) {
@@ -363,13 +435,12 @@ static void cqpool_obj_leave_pool(struct cqpool_session *s,
 		cqpool_obj_find(s, obj->pool_id, CQPOOL_OBJ_POOL)->users--;
 }
 
-/* Gives back a reservation and removes it; under the session's lock. */
-static void cqpool_resv_release(struct cqpool_session *s, u32 id,
+/* Gives back a reservation; under the session's lock. */
+static void cqpool_resv_release(struct cqpool_session *s,
 				struct cqpool_obj *obj)
 {
 	cqpool_obj_leave_pool(s, obj);
-	cqpool_resv_put(obj);
-	cqpool_obj_remove(s, id);
+	cqpool_resv_put(s, obj);
 }
 
 int cqpool_session_events_watch(struct cqpool_session *s, void *arg)
@@ -413,37 +484,32 @@ out_free:
 	return ret;
 }
 
-/* Unregisters a watch and removes it; under the session's lock. */
-static void cqpool_watch_release(struct cqpool_session *s, u32 id,
-				 struct cqpool_obj *obj)
-{
-	cqpool_unregister_event_handler(&obj->handler);
-	cqpool_obj_remove(s, id);
-}
-
-/* Disconnects a connection and removes it; under the session's lock. */
-static void cqpool_conn_release(struct cqpool_session *s, u32 id,
+/* Disconnects a connection; under the session's lock. */
+static void cqpool_conn_release(struct cqpool_session *s,
 				struct cqpool_obj *obj)
 {
 	cqpool_obj_leave_pool(s, obj);
 	s->bytes -= 2 * (u64)obj->conn->buf_size;
 	cqpool_conn_destroy(obj->conn);
-	cqpool_obj_remove(s, id);
+	obj->conn = NULL;
 }
 
 /*
- * Releases a reservation, a watch or a connection and removes it; under
- * the lock.
+ * Gives back what a reservation, a watch or a connection holds, unless it
+ * is gone already; under the session's lock.
  */
-static void cqpool_obj_release(struct cqpool_session *s, u32 id,
+static void cqpool_obj_release(struct cqpool_session *s,
 			       struct cqpool_obj *obj)
 {
+	lockdep_assert_held(&s->lock);
+	if (READ_ONCE(obj->gone))
+		return;
 	if (obj->kind == CQPOOL_OBJ_RESV)
-		cqpool_resv_release(s, id, obj);
+		cqpool_resv_release(s, obj);
 	else if (obj->kind == CQPOOL_OBJ_WATCH)
-		cqpool_watch_release(s, id, obj);
+		cqpool_unregister_event_handler(&obj->handler);
 	else
-		cqpool_conn_release(s, id, obj);
+		cqpool_conn_release(s, obj);
 }
 
 /*
@@ -459,7 +525,8 @@ static int cqpool_session_release(struct cqpool_session *s, u32 id,
 	mutex_lock(&s->lock);
 	obj = cqpool_obj_find(s, id, kind);
 	if (obj) {
-		cqpool_obj_release(s, id, obj);
+		cqpool_obj_release(s, obj);
+		cqpool_obj_remove(s, id);
 		ret = 0;
 	}
 	mutex_unlock(&s->lock);
@@ -527,9 +594,9 @@ int cqpool_session_conn_create(struct cqpool_session *s, void *arg)
 	    s->bytes + bytes > CQPOOL_MAX_FD_BYTES)
 		goto out_unlock;
 	if (a->pool_id) {
-		ret = -ENOENT;
-		owner = cqpool_obj_find(s, a->pool_id, CQPOOL_OBJ_POOL);
-		if (!owner)
+		owner = cqpool_obj_use(s, a->pool_id, CQPOOL_OBJ_POOL);
+		ret = PTR_ERR_OR_ZERO(owner);
+		if (ret)
 			goto out_unlock;
 	}
 	obj->conn = cqpool_conn_create(a, owner ? owner->pool : NULL);
@@ -610,7 +677,8 @@ static void cqpool_list_conns(struct cqpool_session *s,
 
 	mutex_lock(&s->lock);
 	xa_for_each(&s->objs, id, obj) {
-		if (obj->kind != CQPOOL_OBJ_CONN)
+		/* A connection its device's removal took apart has no info. */
+		if (obj->kind != CQPOOL_OBJ_CONN || READ_ONCE(obj->gone))
 			continue;
 		memset(&info, 0, sizeof(info));
 		cqpool_conn_info(obj->conn, &info);
@@ -692,17 +760,21 @@ int cqpool_session_traffic(struct cqpool_session *s, void *arg)
 		mutex_unlock(&s->lock);
 		return -ENOMEM;
 	}
+	ret = -ENOENT;
 	if (a->conn_id) {
-		obj = cqpool_obj_find(s, a->conn_id, CQPOOL_OBJ_CONN);
-		if (obj)
+		obj = cqpool_obj_use(s, a->conn_id, CQPOOL_OBJ_CONN);
+		ret = PTR_ERR_OR_ZERO(obj);
+		if (!ret)
 			conns[n++] = obj->conn;
 	} else {
 		xa_for_each(&s->objs, id, obj)
 			if (obj->kind == CQPOOL_OBJ_CONN &&
+			    !READ_ONCE(obj->gone) &&
 			    !test_bit(CQPOOL_CONN_BROKEN, &obj->conn->flags))
 				conns[n++] = obj->conn;
 	}
-	ret = n ? cqpool_traffic_run(&s->run, conns, n, a) : -ENOENT;
+	if (n)
+		ret = cqpool_traffic_run(&s->run, conns, n, a);
 	mutex_unlock(&s->lock);
 	kvfree(conns);
 	return ret;
@@ -713,7 +785,7 @@ int cqpool_session_trigger(struct cqpool_session *s, void *arg)
 	struct cqpool_trigger *a = arg;
 	char device[CQPOOL_NAME_LEN];
 	struct cqpool_obj *obj;
-	int ret = -ENOENT;
+	int ret;
 
 	if (a->kind == CQPOOL_TRIGGER_DEVICE_FATAL) {
 		if (a->conn_id || cqpool_name(device, a->device))
@@ -724,11 +796,98 @@ int cqpool_session_trigger(struct cqpool_session *s, void *arg)
 	    memchr_inv(a->device, 0, sizeof(a->device)))
 		return -EINVAL;
 	mutex_lock(&s->lock);
-	obj = cqpool_obj_find(s, a->conn_id, CQPOOL_OBJ_CONN);
-	if (obj)
-		ret = cqpool_conn_trigger(obj->conn, a->kind);
+	obj = cqpool_obj_use(s, a->conn_id, CQPOOL_OBJ_CONN);
+	ret = IS_ERR(obj) ? PTR_ERR(obj) : cqpool_conn_trigger(obj->conn, a->kind);
 	mutex_unlock(&s->lock);
 	return ret;
+}
+
+/* Whether @obj is on a device that is going or gone. */
+static bool cqpool_obj_device_gone(struct cqpool_session *s,
+				   struct cqpool_obj *obj)
+{
+	bool gone;
+
+	if (READ_ONCE(obj->gone))
+		return false;
+	switch (obj->kind) {
+	case CQPOOL_OBJ_POOL:
+		return cqpool_pool_dying(obj->pool);
+	case CQPOOL_OBJ_RESV:
+		if (!obj->upstream)
+			return cqpool_pool_dying(cqpool_cq_of(obj->cq)->pool);
+		mutex_lock(&s->upstream_lock);
+		gone = READ_ONCE(obj->gone);
+		mutex_unlock(&s->upstream_lock);
+		return gone;
+	case CQPOOL_OBJ_WATCH:
+		return !cqpool_device_served(obj->handler.device);
+	default:
+		return cqpool_conn_device_gone(obj->conn);
+	}
+}
+
+/*
+ * Gives back what the session has on removed devices, as their removal
+ * asks: everything but pools first, then the pools those used.
+ */
+static void cqpool_session_gone_work(struct work_struct *work)
+{
+	struct cqpool_session *s = container_of(work, struct cqpool_session,
+						gone_work);
+	struct cqpool_obj *obj;
+	unsigned long id;
+
+	mutex_lock(&s->lock);
+	xa_for_each(&s->objs, id, obj)
+		if (obj->kind != CQPOOL_OBJ_POOL &&
+		    cqpool_obj_device_gone(s, obj)) {
+			cqpool_obj_release(s, obj);
+			WRITE_ONCE(obj->gone, true);
+		}
+	xa_for_each(&s->objs, id, obj)
+		if (obj->kind == CQPOOL_OBJ_POOL && !obj->users &&
+		    cqpool_obj_device_gone(s, obj)) {
+			WARN_ON(cqpool_destroy(obj->pool));
+			obj->pool = NULL;
+			WRITE_ONCE(obj->gone, true);
+		}
+	mutex_unlock(&s->lock);
+}
+
+/**
+ * cqpool_sessions_device_removed() - tell every session a device is going
+ * @ibdev: the device, no longer served
+ *
+ * Upstream reservations on @ibdev are given back now: ib_core frees its
+ * pool's CQs once every client is removed.  Everything else the sessions
+ * have on it is given back from their work, which waits for a command in
+ * progress; the device's unregistration waits for what that holds.
+ *
+ * Context: process context (cqpool's ib_client remove); waits for no
+ * command.
+ */
+void cqpool_sessions_device_removed(struct ib_device *ibdev)
+{
+	struct cqpool_obj *obj, *next;
+	struct cqpool_session *s;
+
+	mutex_lock(&cqpool_sessions_mutex);
+	list_for_each_entry(s, &cqpool_sessions, node) {
+		mutex_lock(&s->upstream_lock);
+		list_for_each_entry_safe(obj, next, &s->upstream,
+					 upstream_node) {
+			if (obj->cq->device != ibdev)
+				continue;
+			/* Marked gone: the session will not put it again. */
+			WRITE_ONCE(obj->gone, true);
+			list_del(&obj->upstream_node);
+			ib_cq_pool_put(obj->cq, obj->nr_cqe);
+		}
+		mutex_unlock(&s->upstream_lock);
+		queue_work(system_wq, &s->gone_work);
+	}
+	mutex_unlock(&cqpool_sessions_mutex);
 }
 
 void cqpool_session_destroy(struct cqpool_session *s)
@@ -736,13 +895,20 @@ void cqpool_session_destroy(struct cqpool_session *s)
 	struct cqpool_obj *obj;
 	unsigned long id;
 
+	mutex_lock(&cqpool_sessions_mutex);
+	list_del(&s->node);
+	mutex_unlock(&cqpool_sessions_mutex);
+	cancel_work_sync(&s->gone_work);
+
 	mutex_lock(&s->lock);
 	/* Everything else first: a pool goes only without its users. */
 	xa_for_each(&s->objs, id, obj)
-		if (obj->kind != CQPOOL_OBJ_POOL)
-			cqpool_obj_release(s, id, obj);
+		if (obj->kind != CQPOOL_OBJ_POOL) {
+			cqpool_obj_release(s, obj);
+			cqpool_obj_remove(s, id);
+		}
 	xa_for_each(&s->objs, id, obj) {
-		WARN_ON(cqpool_destroy(obj->pool));
+		WARN_ON(!READ_ONCE(obj->gone) && cqpool_destroy(obj->pool));
 		cqpool_obj_remove(s, id);
 	}
 	mutex_unlock(&s->lock);

@@ -6,7 +6,6 @@
  * not measure cqpool twice when it asks for upstream's figures.
  */
 #include <linux/module.h>
-#include <linux/xarray.h>
 
 #include <cqpool/takeover.h>
 
@@ -16,29 +15,14 @@ static bool cqpool_takeover_on;
 
 /**
  * cqpool_owns_cq() - whether a CQ belongs to one of cqpool's pools
- * @cq: a CQ of a registered device, held by the caller
+ * @cq: a CQ, held by the caller
  *
- * Context: any context but hard interrupt; takes the device's CQ index
- * lock, which the reclaim also takes before it frees a CQ.
+ * Context: any context; takes no lock.
  * Return: true if @cq is a CQ of a cqpool pool.
  */
 bool cqpool_owns_cq(struct ib_cq *cq)
 {
-	struct cqpool_dev *cdev = cqpool_dev_get(cq->device);
-	struct cqpool_cq *ccq;
-	bool owns;
-
-	if (!cdev)
-		return false;
-	/*
-	 * Under the xarray's lock: a CQ of another pool with the same
-	 * restrack id cannot be freed while we look at it.
-	 */
-	xa_lock(&cdev->cqs);
-	ccq = xa_load(&cdev->cqs, cq->res.id);
-	owns = ccq && ccq->cq == cq;
-	xa_unlock(&cdev->cqs);
-	return owns;
+	return cqpool_cq_of(cq);
 }
 EXPORT_SYMBOL_GPL(cqpool_owns_cq);
 

@@ -10,6 +10,8 @@
 #   vm:stock   kselftests in QEMU on the stock Debian kernel
 #   vm:debug   (full only) KUnit and kselftests on the debug kernel, with
 #              KASAN, kmemleak and lockdep
+#   vm:kcsan   (full only) the same on the KCSAN kernel; a data race fails
+#              only if it is in cqpool's code
 #
 # Every level adds its tests to the count; a VM run also counts as a test
 # of its own that fails on any splat in its console.  The last line is
@@ -121,11 +123,12 @@ kunit_counts() {
 	echo "$p $((ran - p - s + e + (ran == 0))) $s"
 }
 
-# vm KIND PAYLOAD: boot KIND, then count its KUnit and kselftest results
+# vm KIND PAYLOAD [TAG]: boot KIND, then count its KUnit and kselftest
+# results (as vm:KIND[-TAG]:...)
 vm() {
-	local kind=$1 payload=$2 vmout=$out/vm-$1 rc name res p f
+	local kind=$1${3:+-$3} payload=$2 vmout=$out/vm-$1${3:+-$3} rc name res p f
 
-	CQPOOL_VM_QUIET=1 vm/run.sh "$kind" "$payload" "$vmout" \
+	CQPOOL_VM_QUIET=1 vm/run.sh "${kind%%-*}" "$payload" "$vmout" \
 		>"$vmout.log" 2>&1
 	rc=$?
 	res=$vmout/results.log
@@ -141,7 +144,7 @@ vm() {
 		[ $krc -eq 0 ] || [ "$f" -gt 0 ] || f=1
 		skipped=$((skipped + s))
 		record "vm:$kind:kunit" "$p" "$f" "$vmout/kunit.txt"
-	elif [ "$kind" = debug ]; then
+	elif [ "$kind" = debug ] || [ "$kind" = kcsan ]; then
 		record "vm:$kind:kunit" 0 1 "no KUnit results; see $vmout"
 	fi
 
@@ -230,6 +233,14 @@ else
 	record vm:stock 0 1 "payload not built"
 fi
 
+# CPU hotplug wants more CPUs than the other tests: a VM of its own.
+if payload stock-smp4 build/kbuild-stock; then
+	echo hotplug_test >build/payload-stock-smp4/only
+	CQPOOL_VM_SMP=4 vm stock build/payload-stock-smp4 smp4
+else
+	record vm:stock-smp4 0 1 "payload not built"
+fi
+
 if [ "$mode" = full ]; then
 	if debug_dir=$(vm/kernel.sh debug 2>"$out/debug-kernel.log"); then
 		step build:debug kbuild debug "$debug_dir/build"
@@ -243,6 +254,22 @@ if [ "$mode" = full ]; then
 		fi
 	else
 		record debug-kernel 0 1 "see $out/debug-kernel.log"
+	fi
+
+	# KCSAN and KASAN exclude each other: the race detector has a kernel
+	# of its own.  Only races in cqpool's code fail; the others are counted.
+	if kcsan_dir=$(vm/kernel.sh kcsan 2>"$out/kcsan-kernel.log"); then
+		step build:kcsan kbuild kcsan "$kcsan_dir/build"
+		if payload kcsan build/kbuild-kcsan; then
+			vm kcsan build/payload-kcsan
+			races=$out/vm-kcsan/kcsan-other.log
+			[ -f "$races" ] &&
+				echo "    ($(grep -c 'BUG: KCSAN:' "$races") KCSAN reports of races outside cqpool's code, not failures: $races)"
+		else
+			record vm:kcsan 0 1 "payload not built"
+		fi
+	else
+		record kcsan-kernel 0 1 "see $out/kcsan-kernel.log"
 	fi
 fi
 

@@ -578,4 +578,54 @@ TEST_F_TIMEOUT(harness, killed_mid_traffic_leaves_nothing, TRAFFIC_TIMEOUT)
 	EXPECT_EQ(0, wait_no_cqs());
 }
 
+/*
+ * Connections in every mode, with traffic running, when their device is
+ * deleted: the removal stops the traffic, the session takes the
+ * connections apart, and the delete returns without the fd closing.
+ */
+TEST_F_TIMEOUT(harness, device_removal_under_traffic_takes_connections_apart,
+	       TRAFFIC_TIMEOUT)
+{
+	struct cqpool_conn_create c[3];
+	struct cqpool_traffic t;
+	int status, i;
+	pid_t pid;
+	long ms;
+
+	for (i = 0; i < 3; i++) {
+		conn_attr(&c[i], "rxe0", i);
+		ASSERT_EQ(0, ioctl(self->fd, CQPOOL_IOC_CONN_CREATE, &c[i]));
+	}
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		memset(&t, 0, sizeof(t));
+		t.size = sizeof(t);
+		t.msg_size = 4096;
+		t.depth = 16;
+		t.duration_ms = 60000;
+		/* Ends early, its connections broken by the removal. */
+		_exit(ioctl(self->fd, CQPOOL_IOC_TRAFFIC, &t) ? 1 : 0);
+	}
+	/* In the middle of traffic. */
+	sleep(1);
+	ms = rxe_delete_timed(30);
+	EXPECT_LE(0, ms) TH_LOG("rdma link delete did not return in 30 s");
+	TH_LOG("removal under traffic on 3 connections: %ld ms", ms);
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status));
+
+	/* Taken apart: no traffic, no listing, but still an id to destroy. */
+	EXPECT_EQ(-1, traffic(self->fd, c[0].id, CQPOOL_OP_SEND, 1, &t));
+	EXPECT_EQ(ENODEV, errno);
+	EXPECT_EQ(0, list_conns(self->fd, NULL, 0));
+	for (i = 0; i < 3; i++) {
+		struct cqpool_destroy d = { .size = sizeof(d), .id = c[i].id };
+
+		EXPECT_EQ(0, ioctl(self->fd, CQPOOL_IOC_CONN_DESTROY, &d));
+	}
+	ASSERT_EQ(0, rxe_add());
+	EXPECT_EQ(0, wait_device_listed("rxe0", 1));
+}
+
 TEST_HARNESS_MAIN

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "lib.h"
@@ -176,6 +177,30 @@ pid_t rxe_delete_start(void)
 		_exit(127);
 	}
 	return pid;
+}
+
+long rxe_delete_timed(int seconds)
+{
+	struct timespec t0, t;
+	pid_t pid = rxe_delete_start();
+	int status;
+	long ms;
+
+	if (pid <= 0 || clock_gettime(CLOCK_MONOTONIC, &t0))
+		return -1;
+	for (;;) {
+		pid_t done = waitpid(pid, &status, WNOHANG);
+
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		ms = (t.tv_sec - t0.tv_sec) * 1000 +
+			(t.tv_nsec - t0.tv_nsec) / 1000000;
+		if (done == pid)
+			return WIFEXITED(status) && !WEXITSTATUS(status) ?
+				ms : -1;
+		if (done < 0 || ms > seconds * 1000L)
+			return -1;
+		usleep(10 * 1000);
+	}
 }
 
 int rxe_delete_finish(pid_t pid)

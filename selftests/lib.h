@@ -54,6 +54,12 @@ pid_t rxe_delete_start(void);
  * rxe0 back and waits for it: 0 when all of that worked.
  */
 int rxe_delete_finish(pid_t pid);
+/*
+ * `rdma link delete rxe0`, given @seconds to return: how long it took in
+ * ms, or -1 if it failed or did not return in time (the child is then
+ * left behind, stuck in the kernel).
+ */
+long rxe_delete_timed(int seconds);
 /* Attributes of an owned pool on rxe0. */
 void pool_attr(struct cqpool_pool_create *c);
 /*

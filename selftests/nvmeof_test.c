@@ -17,59 +17,15 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
-#include <glob.h>
 #include <linux/cqpool.h>
-#include <stdarg.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <sys/mount.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "kselftest_harness.h"
 #include "lib.h"
-
-#define NQN		"cqpool-nvmeof-test"
-#define ADDR		"10.99.0.1"
-#define NULLB		"/sys/kernel/config/nullb/nullb_nvmeof"
-#define BACKING		"/dev/nullb_nvmeof"
-#define NVMET		"/sys/kernel/config/nvmet"
-#define SUBSYS		NVMET "/subsystems/" NQN
-#define PORT		NVMET "/ports/1"
-#define KLP		"/sys/kernel/livepatch/cqpool_takeover"
-#define TK_RES		"/sys/module/cqpool_takeover/parameters/reservations"
-#define IO_MB		4
-/* The connection of the measurement in the issue: 2 vCPUs, so 2 I/O queues. */
-#define CONNECT		"transport=rdma,traddr=" ADDR ",trsvcid=4420,nqn=" NQN \
-			",nr_io_queues=4,queue_size=128"
-
-/* Runs a shell command line; its exit status, or -1. */
-static int sh(const char *fmt, ...)
-{
-	char cmd[512];
-	va_list ap;
-	int st;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	/* dd's record counts and the like are noise in the test's output. */
-	strncat(cmd, " >/dev/null 2>&1", sizeof(cmd) - strlen(cmd) - 1);
-	st = system(cmd);
-	return st == -1 || !WIFEXITED(st) ? -1 : WEXITSTATUS(st);
-}
-
-static const char *takeover_ko(void)
-{
-	static char path[256];
-	const char *dir = getenv("CQPOOL_PAYLOAD");
-
-	snprintf(path, sizeof(path), "%s/cqpool_takeover.ko",
-		 dir ? dir : "/payload");
-	return path;
-}
+#include "ulp.h"
 
 struct cq_count {
 	unsigned long long cqs, cqes;
@@ -122,44 +78,6 @@ static int pool_reserved(const char *ctx, unsigned long long *reserved,
 	return found;
 }
 
-static long read_long(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	long v = -1;
-
-	if (!f)
-		return -1;
-	if (fscanf(f, "%ld", &v) != 1)
-		v = -1;
-	fclose(f);
-	return v;
-}
-
-/* Polls @path until it reads @want (or, with @want < 0, is gone). */
-static int wait_file(const char *path, long want, int seconds)
-{
-	int i;
-
-	for (i = 0; i < seconds * 10; i++) {
-		if (want < 0 ? access(path, F_OK) != 0 : read_long(path) == want)
-			return 0;
-		usleep(100 * 1000);
-	}
-	return -1;
-}
-
-static int rxe_active(void)
-{
-	int i;
-
-	for (i = 0; i < 100; i++) {
-		if (!sh("/usr/bin/rdma link show rxe0/1 | grep -q 'state ACTIVE'"))
-			return 0;
-		usleep(100 * 1000);
-	}
-	return -1;
-}
-
 /* rxe0 deleted and added back: ib_core's pools of it are gone. */
 static int rxe_reset(void)
 {
@@ -170,185 +88,12 @@ static int rxe_reset(void)
 	return rxe_active();
 }
 
-/* Loads module @name (or finds it built in): 0, or -1 if it has none. */
-static int load(const char *name, const char *params)
-{
-	char path[128];
-
-	if (!sh("modprobe -q %s %s", name, params))
-		return 0;
-	snprintf(path, sizeof(path), "/sys/module/%s", name);
-	return access(path, F_OK) ? -1 : 0;
-}
-
 /* What this kernel lacks for the test, or NULL. */
 static const char *nvmeof_missing(void)
 {
-	if (access("/sys/kernel/livepatch", F_OK))
-		return "kernel without CONFIG_LIVEPATCH";
-	if (access(takeover_ko(), R_OK))
-		return "no cqpool_takeover.ko in the payload";
-	load("configfs", "");
-	if (access("/sys/kernel/config", F_OK) ||
-	    (access("/sys/kernel/config/nvmet", F_OK) &&
-	     mount("configfs", "/sys/kernel/config", "configfs", 0, NULL) &&
-	     errno != EBUSY))
-		return "kernel without configfs";
-	/* No device of its own: the test makes one through configfs. */
-	if (load("null_blk", "nr_devices=0"))
-		return "kernel without null_blk";
-	if (load("nvmet_rdma", ""))
-		return "kernel without nvmet-rdma";
-	if (load("nvme_rdma", ""))
-		return "kernel without nvme-rdma";
-	return NULL;
-}
+	const char *missing = takeover_missing();
 
-static int mkdir_write(const char *dir, const char *file, const char *val)
-{
-	char path[256];
-
-	snprintf(path, sizeof(path), "%s/%s", dir, file);
-	return write_file(path, val);
-}
-
-/* nvmet exporting 64 MiB of null_blk as namespace 1 of NQN on ADDR:4420. */
-static int target_up(void)
-{
-	if (mkdir(NULLB, 0755) ||
-	    mkdir_write(NULLB, "size", "64") ||
-	    mkdir_write(NULLB, "memory_backed", "1") ||
-	    mkdir_write(NULLB, "power", "1"))
-		return -1;
-	if (mkdir(SUBSYS, 0755) ||
-	    mkdir_write(SUBSYS, "attr_allow_any_host", "1") ||
-	    mkdir(SUBSYS "/namespaces/1", 0755) ||
-	    mkdir_write(SUBSYS "/namespaces/1", "device_path", BACKING) ||
-	    mkdir_write(SUBSYS "/namespaces/1", "enable", "1") ||
-	    mkdir(PORT, 0755) ||
-	    mkdir_write(PORT, "addr_trtype", "rdma") ||
-	    mkdir_write(PORT, "addr_adrfam", "ipv4") ||
-	    mkdir_write(PORT, "addr_traddr", ADDR) ||
-	    mkdir_write(PORT, "addr_trsvcid", "4420") ||
-	    symlink(SUBSYS, PORT "/subsystems/" NQN))
-		return -1;
-	return 0;
-}
-
-static void target_down(void)
-{
-	unlink(PORT "/subsystems/" NQN);
-	rmdir(PORT);
-	mkdir_write(SUBSYS "/namespaces/1", "enable", "0");
-	rmdir(SUBSYS "/namespaces/1");
-	rmdir(SUBSYS);
-	mkdir_write(NULLB, "power", "0");
-	rmdir(NULLB);
-}
-
-/* Connects through /dev/nvme-fabrics: the controller's instance, or -1. */
-static int host_connect(void)
-{
-	int fd = open("/dev/nvme-fabrics", O_RDWR | O_CLOEXEC);
-	char buf[256] = "";
-	int instance = -1;
-	ssize_t n;
-
-	if (fd < 0)
-		return -1;
-	if (write(fd, CONNECT, strlen(CONNECT)) == (ssize_t)strlen(CONNECT)) {
-		n = read(fd, buf, sizeof(buf) - 1);
-		if (n > 0 && sscanf(buf, "instance=%d", &instance) != 1)
-			instance = -1;
-	}
-	close(fd);
-	return instance;
-}
-
-static int host_disconnect(int instance)
-{
-	char path[128];
-
-	snprintf(path, sizeof(path),
-		 "/sys/class/nvme/nvme%d/delete_controller", instance);
-	return write_file(path, "1");
-}
-
-/* The namespace's block device (the multipath head, nvmeXnY): 0 or -1. */
-static int host_namespace(char *dev, size_t len)
-{
-	glob_t g;
-	size_t i;
-	int t;
-
-	for (t = 0; t < 100; t++) {
-		if (!glob("/dev/nvme*n1", 0, NULL, &g)) {
-			for (i = 0; i < g.gl_pathc; i++) {
-				if (strchr(g.gl_pathv[i] + 9, 'c'))
-					continue;
-				snprintf(dev, len, "%s", g.gl_pathv[i]);
-				globfree(&g);
-				return 0;
-			}
-			globfree(&g);
-		}
-		usleep(100 * 1000);
-	}
-	return -1;
-}
-
-/*
- * Writes IO_MB of random data through the host, reads it back through
- * the host and straight from the target's null_blk, all with O_DIRECT:
- * 0 when all three are identical.
- */
-static int io_check(const char *dev)
-{
-	const int n = IO_MB * 16;
-
-	return sh("dd if=/dev/urandom of=/tmp/nvmeof.in bs=64k count=%d", n) ||
-		sh("dd if=/tmp/nvmeof.in of=%s bs=64k oflag=direct", dev) ||
-		sh("dd if=%s of=/tmp/nvmeof.out bs=64k count=%d iflag=direct",
-		   dev, n) ||
-		sh("cmp /tmp/nvmeof.in /tmp/nvmeof.out") ||
-		sh("dd if=" BACKING " of=/tmp/nvmeof.tgt bs=64k count=%d iflag=direct",
-		   n) ||
-		sh("cmp /tmp/nvmeof.in /tmp/nvmeof.tgt");
-}
-
-static int takeover_load(void)
-{
-	if (sh("insmod %s", takeover_ko()))
-		return -1;
-	return wait_file(KLP "/transition", 0, 60);
-}
-
-/* Disables the livepatch and waits for the unpatch to be complete. */
-static int takeover_disable(void)
-{
-	if (access(KLP, F_OK))
-		return 0;
-	if (write_file(KLP "/enabled", "0"))
-		return -1;
-	/* The patch's directory goes once every task runs ib_core's code. */
-	return wait_file(KLP, -1, 60);
-}
-
-/* Disables and removes the takeover; 0 once it is gone. */
-static int takeover_unload(void)
-{
-	int i;
-
-	if (takeover_disable())
-		return -1;
-	for (i = 0; i < 100; i++) {
-		if (access("/sys/module/cqpool_takeover", F_OK))
-			return 0;
-		if (!sh("rmmod cqpool_takeover 2>/dev/null"))
-			return 0;
-		usleep(100 * 1000);
-	}
-	return -1;
+	return missing ? missing : nvme_missing();
 }
 
 /* The harness's upstream comparison, on rxe0's softirq pool: errno. */
@@ -449,7 +194,7 @@ FIXTURE_SETUP(nvmeof)
 		TH_LOG("reservations or CQs left over from before");
 	/* A fresh rxe0: upstream's figures start from an empty pool. */
 	ASSERT_EQ(0, rxe_reset());
-	ASSERT_EQ(0, target_up()) TH_LOG("nvmet configfs setup failed");
+	ASSERT_EQ(0, nvme_target_up()) TH_LOG("nvmet configfs setup failed");
 	self->target = true;
 }
 
@@ -458,11 +203,11 @@ FIXTURE_TEARDOWN(nvmeof)
 	if (self->missing)
 		return;
 	if (self->instance >= 0)
-		EXPECT_EQ(0, host_disconnect(self->instance));
+		EXPECT_EQ(0, nvme_delete(self->instance));
 	if (self->takeover)
 		EXPECT_EQ(0, takeover_unload());
 	if (self->target)
-		target_down();
+		nvme_target_down();
 	/* Fails, harmlessly, where they are built in. */
 	sh("rmmod nvme-rdma nvmet-rdma nvmet null_blk");
 	/* Upstream never frees its CQs: leave rxe0 as later tests expect. */
@@ -474,29 +219,18 @@ FIXTURE_TEARDOWN(nvmeof)
 static int connect_and_io(struct __test_metadata *_metadata, int *instance,
 			  char *dev, size_t len)
 {
-	*instance = host_connect();
+	*instance = nvme_connect();
 	if (*instance < 0)
 		return -1;
-	if (host_namespace(dev, len)) {
+	if (nvme_namespace(dev, len)) {
 		TH_LOG("no namespace block device after connecting");
 		return -1;
 	}
-	if (io_check(dev)) {
+	if (io_check(dev, NVME_BACKING)) {
 		TH_LOG("I/O through %s did not give back identical data", dev);
 		return -1;
 	}
 	return 0;
-}
-
-static int disconnect(int *instance)
-{
-	int ret = host_disconnect(*instance);
-	char path[64];
-
-	snprintf(path, sizeof(path), "/sys/class/nvme/nvme%d", *instance);
-	*instance = -1;
-	/* The queues are gone once the controller's directory is. */
-	return ret ? ret : wait_file(path, -1, 30);
 }
 
 TEST_F_TIMEOUT(nvmeof, upstream_then_takeover, 300)
@@ -515,7 +249,7 @@ TEST_F_TIMEOUT(nvmeof, upstream_then_takeover, 300)
 	ASSERT_EQ(0, rdma_cqs(NULL, &up));
 	ASSERT_EQ(0, read_totals(&t));
 	EXPECT_EQ(0, t.cqs) TH_LOG("cqpool got CQs without the takeover");
-	ASSERT_EQ(0, disconnect(&self->instance));
+	ASSERT_EQ(0, nvme_disconnect(&self->instance));
 	ASSERT_EQ(0, rdma_cqs(NULL, &up_after));
 	up.cqs -= base.cqs;
 	up.cqes -= base.cqes;
@@ -545,7 +279,7 @@ TEST_F_TIMEOUT(nvmeof, upstream_then_takeover, 300)
 	EXPECT_EQ(t.reserved, host_res + tgt_res);
 	EXPECT_EQ(t.users, read_long(TK_RES));
 	EXPECT_GT(up.cqes, t.cqes);
-	ASSERT_EQ(0, disconnect(&self->instance));
+	ASSERT_EQ(0, nvme_disconnect(&self->instance));
 	/* nvmet-rdma releases its queues from a work item, a little later. */
 	EXPECT_EQ(0, wait_file(TK_RES, 0, 10));
 	EXPECT_EQ(0, wait_no_cqs()) TH_LOG("cqpool kept CQs after the idle timeout");
@@ -553,7 +287,7 @@ TEST_F_TIMEOUT(nvmeof, upstream_then_takeover, 300)
 	EXPECT_EQ(0, cqp_after.cqs);
 
 	ksft_print_msg("nvme-rdma + nvmet-rdma on rxe0, %s: %d MiB identical\n",
-		       "nr_io_queues=4 queue_size=128", IO_MB);
+		       "nr_io_queues=4 queue_size=128", ULP_IO_MB);
 	ksft_print_msg("upstream: %llu CQs, %llu CQEs for %llu reserved (%.1fx)%s%llu, %llu\n",
 		       up.cqs, up.cqes, t.reserved,
 		       (double)up.cqes / t.reserved, "; after disconnect CQs, CQEs: ",
@@ -587,9 +321,9 @@ TEST_F_TIMEOUT(nvmeof, upstream_queues_across_the_takeover, 300)
 
 	ASSERT_EQ(0, takeover_load());
 	self->takeover = true;
-	EXPECT_EQ(0, io_check(dev));
+	EXPECT_EQ(0, io_check(dev, NVME_BACKING));
 	/* ib_core's put, done by the takeover's copy of it. */
-	ASSERT_EQ(0, disconnect(&self->instance));
+	ASSERT_EQ(0, nvme_disconnect(&self->instance));
 	ASSERT_EQ(0, wait_no_queues());
 	EXPECT_EQ(0, read_long(TK_RES));
 	ASSERT_EQ(0, read_totals(&t));
@@ -632,10 +366,10 @@ TEST_F_TIMEOUT(nvmeof, disable_with_connection_open, 300)
 	EXPECT_NE(0, sh("rmmod cqpool_takeover 2>/dev/null"));
 	ASSERT_EQ(0, read_totals(&t));
 	EXPECT_EQ(res, t.users);
-	EXPECT_EQ(0, io_check(dev));
+	EXPECT_EQ(0, io_check(dev, NVME_BACKING));
 
 	/* ib_core's put, then the takeover gives them back to cqpool. */
-	ASSERT_EQ(0, disconnect(&self->instance));
+	ASSERT_EQ(0, nvme_disconnect(&self->instance));
 	EXPECT_EQ(0, wait_file(TK_RES, 0, 10));
 	EXPECT_EQ(0, wait_no_cqs()) TH_LOG("cqpool kept CQs after the idle timeout");
 	ASSERT_EQ(0, read_totals(&t));
@@ -650,7 +384,7 @@ TEST_F_TIMEOUT(nvmeof, disable_with_connection_open, 300)
 	ASSERT_EQ(0, rdma_cqs("cqpool", &cqp));
 	EXPECT_LT(core0.cqs, core1.cqs);
 	EXPECT_EQ(0, cqp.cqs);
-	ASSERT_EQ(0, disconnect(&self->instance));
+	ASSERT_EQ(0, nvme_disconnect(&self->instance));
 	ksft_print_msg("disabled with %ld reservations out: I/O went on, %s\n",
 		       res, "rmmod refused until disconnect, then all back in cqpool");
 }

@@ -3,7 +3,8 @@
  * kselftest: CQ pools as userspace sees them through /dev/cqpool,
  * debugfs and `rdma res show cq`: laziness, reclaim after the idle
  * timeout, owned pools, bad input to every pool ioctl, per-fd cleanup
- * and limits, and the removal of a device with pools on it.
+ * and limits, and the removal of a device with pools on it, which waits
+ * for nobody.
  *
  * The VM runner makes rxe0 on the veth end $CQPOOL_RXE_NETDEV (v0).
  */
@@ -261,23 +262,51 @@ TEST_F(pools, device_removal_frees_idle_pools)
 	EXPECT_EQ(0, wait_device_listed("rxe0", 1));
 }
 
-TEST_F(pools, device_removal_waits_for_reservations)
+/*
+ * The removal waits for nobody: the session is told and gives back what
+ * it has on the device, its reservations and owned pools, whose ids stay
+ * until the caller lets go of them.
+ */
+TEST_F(pools, device_removal_does_not_wait_for_the_session)
 {
-	struct cqpool_cq_get g;
-	pid_t pid;
-	int status;
+	struct cqpool_pool_create c;
+	struct cqpool_cq_get g, o;
+	struct totals t;
+	unsigned int id;
+	long ms;
 
+	ASSERT_EQ(0, set_idle_timeout(600000));
 	ASSERT_EQ(0, shared_get(self->fd, 64, &g));
-	pid = rxe_delete_start();
-	ASSERT_LT(0, pid);
-	/* The removal must wait for the reservation... */
-	sleep(2);
-	EXPECT_EQ(0, waitpid(pid, &status, WNOHANG));
-	EXPECT_EQ(1, device_listed("rxe0"));
-	/* ...and finish once the holder lets go. */
-	close(self->fd);
-	self->fd = open(CQPOOL_DEVICE_PATH, O_RDWR | O_CLOEXEC);
-	EXPECT_EQ(0, rxe_delete_finish(pid));
+	pool_attr(&c);
+	ASSERT_EQ(0, ioctl(self->fd, CQPOOL_IOC_POOL_CREATE, &c));
+	memset(&o, 0, sizeof(o));
+	o.size = sizeof(o);
+	o.pool_id = c.id;
+	o.nr_cqe = 16;
+	o.vector_hint = -1;
+	ASSERT_EQ(0, ioctl(self->fd, CQPOOL_IOC_CQ_GET, &o));
+
+	ms = rxe_delete_timed(30);
+	ASSERT_LE(0, ms) TH_LOG("rdma link delete did not return in 30 s");
+	TH_LOG("removal with a shared and an owned reservation: %ld ms", ms);
+	/* Its record, which every pool on it holds, is gone with it. */
+	EXPECT_EQ(0, device_listed("rxe0"));
+	ASSERT_EQ(0, read_totals(&t));
+	EXPECT_EQ(0, t.cqs);
+	EXPECT_EQ(0, t.users);
+
+	/* Gone, not forgotten: used, they say so; let go, they go. */
+	id = o.id;
+	EXPECT_EQ(-1, ioctl(self->fd, CQPOOL_IOC_CQ_GET, &o));
+	EXPECT_EQ(ENODEV, errno);
+	EXPECT_EQ(0, put(self->fd, g.id));
+	EXPECT_EQ(0, put(self->fd, id));
+	EXPECT_EQ(0, pool_destroy(self->fd, c.id));
+	EXPECT_EQ(-1, put(self->fd, g.id));
+	EXPECT_EQ(ENOENT, errno);
+
+	ASSERT_EQ(0, rxe_add());
+	EXPECT_EQ(0, wait_device_listed("rxe0", 1));
 }
 
 TEST_HARNESS_MAIN

@@ -152,14 +152,16 @@ static struct ib_cq *tk_cq_pool_get(struct ib_device *dev,
 		return ERR_PTR(-EINVAL);
 	}
 
-	pool = cqpool_device_pool(dev, poll_ctx);
-	if (IS_ERR(pool))
-		return ERR_CAST(pool);
-
 	res = kmalloc(sizeof(*res), GFP_KERNEL);
 	if (!res)
 		return ERR_PTR(-ENOMEM);
+	pool = cqpool_device_pool(dev, poll_ctx);
+	if (IS_ERR(pool)) {
+		kfree(res);
+		return ERR_CAST(pool);
+	}
 	cq = cqpool_cq_get(pool, nr_cqe, comp_vector_hint, NULL);
+	cqpool_pool_put(pool);
 	if (IS_ERR(cq)) {
 		kfree(res);
 		return cq;
@@ -212,10 +214,46 @@ static void tk_cq_pool_put(struct ib_cq *cq, unsigned int nr_cqe)
 }
 
 /*
- * After the unpatch: ib_core's put subtracts from the mirrored
- * cq->cqe_used.  Zero there means every reservation on that CQ has been
- * put back by its ULP, so they all go back to cqpool now.  A CQ with
- * some left waits for the next look.
+ * Takes out of the table, into @done, the reservations on @cq that were
+ * put through ib_core's own ib_cq_pool_put(): that put subtracts from the
+ * mirrored cq->cqe_used and leaves the table alone.  It happens after
+ * the unpatch, and during either transition, when a task that still runs
+ * the old function puts a reservation made through the new one.  So when
+ * the table holds more on @cq than cqe_used says is in use, the excess
+ * was put back: all of it when nothing is in use, else the reservation
+ * of exactly that size.  A put through this module takes its entry out
+ * of the table before it subtracts, and a get mirrors before it adds one,
+ * so the table never holds less than is in use.  Under tk_lock.
+ */
+static unsigned int tk_take_put_back(struct ib_cq *cq, struct hlist_head *done)
+{
+	unsigned int used = READ_ONCE(cq->cqe_used), n = 0;
+	unsigned long held = 0;
+	struct hlist_node *tmp;
+	struct tk_res *res;
+
+	lockdep_assert_held(&tk_lock);
+	hash_for_each_possible(tk_table, res, node, (unsigned long)cq)
+		if (res->cq == cq)
+			held += res->nr_cqe;
+	hash_for_each_possible_safe(tk_table, res, tmp, node,
+				    (unsigned long)cq) {
+		if (held <= used)
+			break;
+		if (res->cq != cq || (used && res->nr_cqe != held - used))
+			continue;
+		held -= res->nr_cqe;
+		hash_del(&res->node);
+		hlist_add_head(&res->node, done);
+		n++;
+	}
+	return n;
+}
+
+/*
+ * Gives back to cqpool what was put through ib_core's function (see
+ * tk_take_put_back()).  Runs after each transition, and every
+ * TK_RECONCILE_MS after the unpatch until every reservation is back.
  */
 static void tk_reconcile(struct work_struct *work)
 {
@@ -226,11 +264,9 @@ static void tk_reconcile(struct work_struct *work)
 	int bkt;
 
 	mutex_lock(&tk_lock);
-	hash_for_each_safe(tk_table, bkt, tmp, res, node) {
-		if (READ_ONCE(res->cq->cqe_used))
-			continue;
-		hash_del(&res->node);
-		hlist_add_head(&res->node, &done);
+	hash_for_each(tk_table, bkt, res, node) {
+		if (tk_take_put_back(res->cq, &done))
+			break;	/* the walk's cursor may be gone: again */
 	}
 	mutex_unlock(&tk_lock);
 
@@ -239,14 +275,16 @@ static void tk_reconcile(struct work_struct *work)
 		n++;
 	}
 	if (n)
-		pr_info("gave %u reservations back to cqpool after the unpatch\n",
+		pr_info("gave %u reservations put through ib_core back to cqpool\n",
 			n);
 
 	mutex_lock(&tk_lock);
 	left = tk_nr_res - n;
 	mutex_unlock(&tk_lock);
 	tk_untrack_done(n);
-	if (left)
+	if (n)
+		mod_delayed_work(system_wq, &tk_reconcile_work, 0);
+	else if (left && !cqpool_takeover_active())
 		schedule_delayed_work(&tk_reconcile_work,
 				      msecs_to_jiffies(TK_RECONCILE_MS));
 }
@@ -256,6 +294,12 @@ static int tk_pre_patch(struct klp_object *obj)
 	/* From now on the harness's "upstream" figures would be cqpool's. */
 	cqpool_takeover_set_active(true);
 	return 0;
+}
+
+/* A task still on ib_core's put during the transition may have used it. */
+static void tk_post_patch(struct klp_object *obj)
+{
+	mod_delayed_work(system_wq, &tk_reconcile_work, 0);
 }
 
 static void tk_post_unpatch(struct klp_object *obj)
@@ -282,6 +326,7 @@ static struct klp_object tk_objs[] = {
 		.funcs = tk_funcs,
 		.callbacks = {
 			.pre_patch = tk_pre_patch,
+			.post_patch = tk_post_patch,
 			.post_unpatch = tk_post_unpatch,
 		},
 	}, { }

@@ -4,8 +4,9 @@
 #   vm/initramfs.sh KIND OUT.cpio.gz [PAYLOAD_DIR|-]
 #   vm/initramfs.sh --print-stock-version
 #
-# KIND is "stock" (Debian's kernel: its RDMA/veth modules are copied in) or
-# "debug" (vm/kernel.sh's kernel: everything built in, no modules copied).
+# KIND is "stock" (Debian's kernel: its RDMA/veth modules are copied in),
+# "debug" or "kcsan" (vm/kernel.sh's kernels: everything built in, no
+# modules copied).
 # The image holds busybox (applet symlinks), iproute2's ip (/usr/sbin/ip) and
 # rdma (/usr/bin/rdma), ibv_devices/ibv_devinfo with the rxe and siw
 # providers, their shared libraries, the qemu-exit helper (vm/exit.c),
@@ -37,12 +38,12 @@ if [[ ${1:-} == --print-stock-version ]]; then
 	exit 0
 fi
 
-usage() { echo "usage: $0 stock|debug OUT.cpio.gz [PAYLOAD_DIR|-]" >&2; exit 2; }
+usage() { echo "usage: $0 stock|debug|kcsan OUT.cpio.gz [PAYLOAD_DIR|-]" >&2; exit 2; }
 [[ $# -ge 2 && $# -le 3 ]] || usage
 kind=$1
 out=$2
 payload=${3:--}
-case $kind in stock|debug) ;; *) usage ;; esac
+case $kind in stock|debug|kcsan) ;; *) usage ;; esac
 if [[ $payload != - ]]; then
 	[[ -d $payload ]] || die "payload dir '$payload' does not exist"
 fi
@@ -86,11 +87,14 @@ put_libs() {
 
 # --- programs ----------------------------------------------------------------
 ml=/usr/lib/x86_64-linux-gnu
-bins=(/usr/sbin/ip /usr/bin/rdma /usr/bin/ibv_devices /usr/bin/ibv_devinfo)
+# iscsid and iscsiadm (open-iscsi): the iSER initiator's userspace.
+bins=(/usr/sbin/ip /usr/bin/rdma /usr/bin/ibv_devices /usr/bin/ibv_devinfo
+	/usr/sbin/iscsid /usr/sbin/iscsiadm)
 # Provider file names carry the ABI version: find them rather than hard-code.
 mapfile -t providers < <(find "$ml/libibverbs" -maxdepth 1 \( -name 'librxe-rdmav*.so' -o -name 'libsiw-rdmav*.so' \) | sort)
 [[ ${#providers[@]} -eq 2 ]] || die "rxe/siw ibverbs providers not found in $ml/libibverbs (rdma-core / ibverbs-providers installed?)"
-for f in "${bins[@]}" "${providers[@]}" /etc/libibverbs.d/rxe.driver /etc/libibverbs.d/siw.driver /usr/bin/busybox; do
+for f in "${bins[@]}" "${providers[@]}" /etc/libibverbs.d/rxe.driver /etc/libibverbs.d/siw.driver /usr/bin/busybox \
+	/etc/iscsi/iscsid.conf; do
 	[[ -e $f ]] || die "missing $f"
 	put "$f"
 done
@@ -123,6 +127,10 @@ cat >"$st/etc/hosts" <<'EOF'
 ::1		localhost
 EOF
 echo cqpool-vm >"$st/etc/hostname"
+# open-iscsi: iscsid refuses iscsiadm without /etc/passwd and /etc/group
+# (above), and needs an initiator name and a node database.
+echo "InitiatorName=iqn.2024-01.org.cqpool:initiator" >"$st/etc/iscsi/initiatorname.iscsi"
+mkdir -p "$st"/etc/iscsi/{nodes,send_targets,ifaces,isns,static} "$st/var/lib/iscsi"
 install -m 755 "$here/init" "$st/init"
 echo "$kind" >"$st/etc/cqpool-kind"
 
@@ -136,9 +144,14 @@ if [[ $kind == stock ]]; then
 	ver=$(stock_version)
 	mdir=/lib/modules/$ver
 	[[ -d $mdir/kernel ]] || die "no modules in $mdir"
-	# nvmet-rdma, nvme-rdma and null_blk: the NVMe-oF test loads them itself.
+	# The storage ULPs (NVMe-oF, SRP and iSER, initiators and LIO targets)
+	# and null_blk: payload-tests.sh loads the ULPs before cqpool.ko.  The
+	# crc modules are soft dependencies that modprobe does not list.
 	mods=(veth rdma_rxe crc32_generic ib_uverbs rdma_ucm ib_core rdma_cm ib_cm iw_cm
-		nvmet nvmet-rdma nvme-rdma nvme-fabrics nvme-core null_blk configfs)
+		nvmet nvmet-rdma nvme-rdma nvme-fabrics nvme-core null_blk configfs
+		target_core_mod target_core_iblock target_core_file iscsi_target_mod
+		ib_srpt ib_isert ib_srp scsi_transport_srp ib_iser libiscsi
+		scsi_transport_iscsi sd_mod crc32c_generic crc64_rocksoft_generic)
 	mapfile -t kos < <(modprobe -a --show-depends -S "$ver" "${mods[@]}" |
 		awk '$1 == "insmod" { print $2 }' | sort -u)
 	[[ ${#kos[@]} -ge ${#mods[@]} ]] || die "module closure of ${mods[*]} looks incomplete: ${kos[*]}"

@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # vm/kernel.sh - fetch/extract Debian's linux-source-6.1 and build the cqpool
-# debug kernel (tinyconfig + vm/debug.config), cached under
+# test kernels (tinyconfig + config fragments), cached under
 # ${CQPOOL_CACHE:-$HOME/.cache/cqpool}.
 #
 #   vm/kernel.sh source   extract the source tree (once); print its path
-#   vm/kernel.sh debug    build the debug kernel (once); print the cache dir
+#   vm/kernel.sh debug    build the debug kernel, vm/debug.config (KASAN,
+#                         kmemleak, lockdep), once; print the cache dir
 #                         <cache>/kernel-<key>/ containing bzImage, build/
 #                         (O= tree, usable as KDIR) and .done
+#   vm/kernel.sh kcsan    the same for vm/debug.config + vm/kcsan.config
+#                         (KCSAN in place of KASAN)
 #
 # Only the requested path goes to stdout; all progress goes to stderr and
 # make output to <cache>/kernel-<key>/build.log.
@@ -18,7 +21,6 @@ set -euo pipefail
 SELF=$(readlink -f -- "${BASH_SOURCE[0]}")
 SCRIPT_DIR=$(dirname -- "$SELF")
 REPO_DIR=$(cd -- "$SCRIPT_DIR/.." && pwd -P)
-FRAGMENT=$REPO_DIR/vm/debug.config
 
 SRC_PKG=linux-source-6.1
 SRC_TARBALL=/usr/src/$SRC_PKG.tar.xz
@@ -28,7 +30,7 @@ log() { printf 'kernel.sh: %s\n' "$*" >&2; }
 die() { printf 'kernel.sh: error: %s\n' "$*" >&2; exit 1; }
 
 usage() {
-    sed -n '2,12s/^# \{0,1\}//p' "$SELF" >&2
+    sed -n '2,/build\.log\.$/s/^# \{0,1\}//p' "$SELF" >&2
     exit 2
 }
 
@@ -87,15 +89,59 @@ ensure_source() {
 }
 
 # ---------------------------------------------------------------------------
-# debug: build tinyconfig + vm/debug.config into $CACHE/kernel-<key>/
+# debug, kcsan: build tinyconfig + the kind's fragments into
+# $CACHE/kernel-<key>/
 # ---------------------------------------------------------------------------
+FRAGMENTS=()
+# A kernel kind is vm/debug.config plus at most an overlay, so that the
+# kinds differ only where they must.
+set_fragments() {
+    FRAGMENTS=("$REPO_DIR/vm/debug.config")
+    [[ $1 == debug ]] || FRAGMENTS+=("$REPO_DIR/vm/$1.config")
+}
+
+# For the debug kernel alone this hashes what it hashed before kinds
+# existed, so its key still means "debug.config, kernel.sh, source".
 kernel_key() {
-    local ver=$1
+    local ver=$1 f
     {
-        printf 'debug.config\0'; cat -- "$FRAGMENT"
-        printf '\0kernel.sh\0'; cat -- "$SELF"
+        for f in "${FRAGMENTS[@]}"; do
+            printf '%s\0' "${f##*/}"; cat -- "$f"; printf '\0'
+        done
+        printf 'kernel.sh\0'; cat -- "$SELF"
         printf '\0pkgver\0%s\0' "$ver"
     } | sha256sum | cut -c1-12
+}
+
+# The fragments as one, in which a symbol keeps only its last setting: an
+# overlay's `# CONFIG_KASAN is not set` must replace, not contradict, the
+# base's CONFIG_KASAN=y, both for kconfig and for verify_config.
+merge_fragments() {
+    awk '
+        FNR == 1 {
+            name = FILENAME
+            sub(/.*\//, "", name)
+            text[++n] = "# ---- vm/" name " ----"
+        }
+        {
+            line = $0
+            sub(/\r$/, "", line)
+            text[++n] = $0
+            sym = ""
+            if (line ~ /^CONFIG_[A-Za-z0-9_]+=/)
+                sym = substr(line, 1, index(line, "=") - 1)
+            else if (line ~ /^# CONFIG_[A-Za-z0-9_]+ is not set$/)
+                sym = substr(line, 3, index(line, " is not set") - 3)
+            if (sym != "") {
+                sym_at[n] = sym
+                last[sym] = n
+            }
+        }
+        END {
+            for (i = 1; i <= n; i++)
+                if (!(i in sym_at) || last[sym_at[i]] == i)
+                    print text[i]
+        }' "${FRAGMENTS[@]}"
 }
 
 check_tools() {
@@ -158,11 +204,14 @@ run_logged() {
     fi
 }
 
-ensure_debug_kernel() {
-    local ver key kdir build jobs start
+ensure_kernel() {
+    local kind=$1 ver key kdir build jobs start f merged
     ensure_source
     ver=$(pkg_version)
-    [[ -f $FRAGMENT ]] || die "missing $FRAGMENT"
+    set_fragments "$kind"
+    for f in "${FRAGMENTS[@]}"; do
+        [[ -f $f ]] || die "missing $f"
+    done
     key=$(kernel_key "$ver")
     kdir=$CACHE/kernel-$key
     KERNEL_DIR=$kdir
@@ -183,7 +232,7 @@ ensure_debug_kernel() {
     : >"$KLOG"
     jobs=$(nproc)
     start=$SECONDS
-    log "building debug kernel in $kdir (-j$jobs, log: $KLOG) ..."
+    log "building $kind kernel in $kdir (-j$jobs, log: $KLOG) ..."
 
     # Isolate from a calling make (jobserver, -s, ...) and from ARCH/O/etc.
     local -a mk=(env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u ARCH -u SUBARCH
@@ -191,19 +240,20 @@ ensure_debug_kernel() {
                  -u LOCALVERSION
                  make -C "$SRC_DIR" O="$build")
 
-    cp -- "$FRAGMENT" "$kdir/debug.config"
-    printf 'pkgver=%s\nkey=%s\nsrc=%s\n' "$ver" "$key" "$SRC_DIR" >"$kdir/key-info"
+    merged=$kdir/$kind.config
+    merge_fragments >"$merged"
+    printf 'kind=%s\npkgver=%s\nkey=%s\nsrc=%s\n' "$kind" "$ver" "$key" "$SRC_DIR" >"$kdir/key-info"
 
-    log "configuring: tinyconfig + vm/debug.config"
+    log "configuring: tinyconfig + ${FRAGMENTS[*]#"$REPO_DIR/"}"
     run_logged "${mk[@]}" tinyconfig
     # Later assignments win in kconfig, so appending the fragment overrides
     # tinyconfig; olddefconfig then resolves dependencies/defaults.
     {
-        printf '\n# ---- appended by vm/kernel.sh from vm/debug.config ----\n'
-        cat -- "$FRAGMENT"
+        printf '\n# ---- appended by vm/kernel.sh ----\n'
+        cat -- "$merged"
     } >>"$build/.config"
     run_logged "${mk[@]}" olddefconfig
-    verify_config "$FRAGMENT" "$build/.config"
+    verify_config "$merged" "$build/.config"
 
     log "compiling (this takes several minutes) ..."
     run_logged "${mk[@]}" -j"$jobs" all
@@ -213,13 +263,17 @@ ensure_debug_kernel() {
     cp -- "$build/arch/x86/boot/bzImage" "$kdir/bzImage"
     sync -f "$kdir/bzImage" 2>/dev/null || true
     touch -- "$kdir/.done"
-    log "debug kernel built in $((SECONDS - start))s: $kdir"
+    log "$kind kernel built in $((SECONDS - start))s: $kdir"
 
-    # Drop kernels built for other keys (other fragment/script/source versions).
+    # Drop kernels of this kind built for other keys (other fragment/script/
+    # source versions); the other kinds' are still current.  A key-info
+    # without kind= predates the kinds: that kernel is a debug kernel.
     if [[ ${CQPOOL_KEEP_OLD_KERNELS:-0} != 1 ]]; then
-        local old
+        local old old_kind
         for old in "$CACHE"/kernel-*; do
             [[ -d $old && $old != "$kdir" ]] || continue
+            old_kind=$(sed -n 's/^kind=//p' "$old/key-info" 2>/dev/null || true)
+            [[ ${old_kind:-debug} == "$kind" ]] || continue
             log "removing stale $old"
             rm -rf -- "$old"
         done
@@ -233,8 +287,8 @@ main() {
             ensure_source
             printf '%s\n' "$SRC_DIR"
             ;;
-        debug)
-            ensure_debug_kernel
+        debug|kcsan)
+            ensure_kernel "$1"
             printf '%s/\n' "$KERNEL_DIR"
             ;;
         -h|--help|help) usage ;;

@@ -30,6 +30,14 @@ if [ -w "$leaks" ]; then
 	echo clear >"$leaks"
 fi
 
+# The storage ULPs first, as a distribution loads them at boot: their
+# ib_clients then come before cqpool's, and ib_core removes a device's
+# clients in reverse.  Built in on the debug kernel (modprobe fails there).
+for m in nvmet_rdma nvme_rdma ib_srpt ib_srp ib_isert ib_iser \
+	target_core_iblock; do
+	modprobe -q "$m" 2>/dev/null
+done
+
 if ! insmod /payload/cqpool.ko; then
 	echo "cqpool-vm: insmod cqpool.ko failed"
 	exit 10
@@ -44,10 +52,46 @@ if [ -f /payload/cqpool_kunit.ko ]; then
 	rmmod cqpool_kunit || status=1
 fi
 
+# The removal races: consumers in the KUnit module race rxe0's removal,
+# which comes from here, deleted and re-added in a loop while it loads.
+# Its KTAP goes between the same markers.
+if [ -f /payload/cqpool_race_kunit.ko ]; then
+	(
+		while [ ! -e /tmp/race.done ]; do
+			/usr/bin/rdma link delete rxe0 2>/dev/null
+			/usr/bin/rdma link add rxe0 type rxe netdev v0 2>/dev/null
+			sleep 0.2
+		done
+	) &
+	loop=$!
+	# 200 removals under KASAN; KCSAN, slower still, checks fewer.
+	removals=200
+	[ "$CQPOOL_KERNEL" = kcsan ] && removals=40
+	echo "cqpool-kunit-begin" >/dev/kmsg
+	insmod /payload/cqpool_race_kunit.ko removals=$removals || status=1
+	echo "cqpool-kunit-end" >/dev/kmsg
+	touch /tmp/race.done
+	wait "$loop"
+	rmmod cqpool_race_kunit || status=1
+	/usr/bin/rdma link show rxe0 >/dev/null 2>&1 ||
+		/usr/bin/rdma link add rxe0 type rxe netdev v0
+	i=0
+	until /usr/bin/rdma link show rxe0/1 2>/dev/null | grep -q ACTIVE; do
+		i=$((i + 1))
+		[ $i -lt 100 ] || { echo "cqpool-vm: rxe0 not back"; status=1; break; }
+		sleep 0.1
+	done
+fi
+
 # The fault test makes allocations fail on purpose; the host lets the
 # stack traces of those failures' reports pass between these markers.
+# A payload may name the only selftests it runs, in /payload/only.
+only=$(cat /payload/only 2>/dev/null)
 for t in /payload/selftests/*; do
 	name=${t##*/}
+	if [ -n "$only" ]; then
+		case " $only " in *" $name "*) ;; *) continue ;; esac
+	fi
 	[ "$name" = fault_test ] &&
 		echo "cqpool-fault-injection-begin" >/dev/kmsg
 	section "kselftest:$name" "$t"

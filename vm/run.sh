@@ -1,15 +1,21 @@
 #!/bin/bash
 # Boot the cqpool test VM and run a payload in it.
 #
-#   vm/run.sh KIND PAYLOAD_DIR OUTDIR      KIND = stock | debug; PAYLOAD_DIR may be "-"
+#   vm/run.sh KIND PAYLOAD_DIR OUTDIR      KIND = stock | debug | kcsan; PAYLOAD_DIR may be "-"
 #   vm/run.sh --print-stock-version        the stock kernel version used (e.g. to
 #                                          build modules against /usr/src/linux-headers-VER)
 #
-# The guest (vm/init) sets up rxe0 (and siw0 on debug) over a veth pair, runs
-# PAYLOAD_DIR/run.sh (busybox sh) from /payload and exits with its status.
-# OUTDIR gets: initramfs.cpio.gz, console.log (ttyS0: kernel log + payload
-# stdout/stderr), results.log (ttyS1: whatever the payload writes to
-# $CQPOOL_RESULTS), cmdline (the QEMU command).
+# The guest (vm/init) sets up rxe0 (and siw0 on debug and kcsan) over a veth
+# pair, runs PAYLOAD_DIR/run.sh (busybox sh) from /payload and exits with its
+# status.  OUTDIR gets: initramfs.cpio.gz, console.log (ttyS0: kernel log +
+# payload stdout/stderr), results.log (ttyS1: whatever the payload writes to
+# $CQPOOL_RESULTS), cmdline (the QEMU command), and on kcsan
+# kcsan-other.log: the KCSAN reports that are not splats (see below).
+#
+# On kcsan a KCSAN report is a splat only if cqpool's code is in it (a
+# function of cqpool*.ko, or named cqpool_* or cqp_*, in its header or
+# stacks); the data races of the rest of the kernel (rxe, ib_core, the
+# block layer...) are not cqpool's to fix, so they are only counted.
 #
 # Exit status:
 #   0..127  the payload's status (>127 is reported as 127 by QEMU; the real
@@ -43,12 +49,12 @@ if [[ ${1:-} == --print-stock-version ]]; then
 	exec "$here/initramfs.sh" --print-stock-version
 fi
 
-usage() { echo "usage: $0 stock|debug PAYLOAD_DIR|- OUTDIR | --print-stock-version" >&2; exit 2; }
+usage() { echo "usage: $0 stock|debug|kcsan PAYLOAD_DIR|- OUTDIR | --print-stock-version" >&2; exit 2; }
 [[ $# -eq 3 ]] || usage
 kind=$1
 payload=$2
 outdir=$3
-case $kind in stock|debug) ;; *) usage ;; esac
+case $kind in stock|debug|kcsan) ;; *) usage ;; esac
 if [[ $payload != - && ! -d $payload ]]; then
 	echo "run.sh: payload dir '$payload' does not exist" >&2
 	exit 2
@@ -64,7 +70,8 @@ outdir=$(cd "$outdir" && pwd)
 console=$outdir/console.log
 results=$outdir/results.log
 initrd=$outdir/initramfs.cpio.gz
-rm -f "$console" "$results" "$outdir"/console.boot-stall-*.log
+kcsan_other=$outdir/kcsan-other.log
+rm -f "$console" "$results" "$kcsan_other" "$outdir"/console.boot-stall-*.log
 
 t0=$(date +%s)
 
@@ -73,7 +80,7 @@ if [[ $kind == stock ]]; then
 	ver=$("$here/initramfs.sh" --print-stock-version)
 	kernel=/boot/vmlinuz-$ver
 else
-	kdir=$("$here/kernel.sh" debug) || { echo "run.sh: vm/kernel.sh debug failed" >&2; exit 125; }
+	kdir=$("$here/kernel.sh" "$kind") || { echo "run.sh: vm/kernel.sh $kind failed" >&2; exit 125; }
 	kdir=${kdir%/}
 	kernel=$kdir/bzImage
 fi
@@ -89,9 +96,11 @@ t1=$(date +%s)
 # addresses in splats decode against vmlinux), reboot at once on panic (QEMU
 # then exits: -no-reboot). An oops does not panic: the guest goes on, the
 # console scan catches it. Lockup/stall detectors are made more tolerant of
-# TCG's slowness on a busy host, not disabled.
+# TCG's slowness on a busy host, not disabled.  A task blocked for 30 s
+# is a hang that fails the run now, rather than a test that passes late.
 append="console=ttyS0,115200 loglevel=7 printk.time=1 nokaslr panic=-1"
 append+=" watchdog_thresh=60 rcupdate.rcu_cpu_stall_timeout=120"
+append+=" sysctl.kernel.hung_task_timeout_secs=30"
 append+=" cqpool_vm.kind=$kind"
 [[ -n ${CQPOOL_VM_APPEND:-} ]] && append+=" $CQPOOL_VM_APPEND"
 
@@ -138,22 +147,67 @@ trap 'exit 143' TERM
 splat_re='BUG:|WARNING:|KASAN:|kmemleak: [0-9]+ new suspected memory leak|possible circular locking|UBSAN:|Oops|Call Trace|kernel BUG at|Kernel panic|general protection fault|INFO: task .* blocked for more than|detected stalls? on CPU'
 any_re='unreferenced object 0x'
 ts_re='\[ *[0-9]+\.[0-9]+\]'
+# cqpool's code in a KCSAN report: a symbol of one of its modules
+# ("func+0x1d/0x30 [cqpool_kunit]"), or one named for it.
+ours_re='\[cqpool[a-z_]*\]|(^|[^A-Za-z0-9_])(cqpool|cqp)_[A-Za-z0-9_]'
 # A failed allocation's report (warn_alloc: "vmalloc error:", "page
 # allocation failure:") carries a stack trace.  Between the payload's
 # "cqpool-fault-injection-begin" and "-end" kernel log markers failures
 # are injected on purpose, so there the trace of such a report is not a
 # splat; everything else still is.
+#
+# scan_splats [--live]: the splats so far.  On kcsan, a KCSAN report runs
+# from its "BUG: KCSAN:" line to its closing "=====" line; the reports
+# that are not splats go to $kcsan_other.  --live, while the guest runs,
+# leaves out KCSAN reports altogether: a race does not hang the guest, so
+# it must not get it killed before the rest of the tests have run.
 scan_splats() {
-	local timestamps=0
+	local timestamps=0 kcsan=0 live=0 other=
 
 	grep -Eq "^$ts_re" "$console" && timestamps=1
+	[[ $kind == kcsan ]] && kcsan=1
+	if [[ ${1:-} == --live ]]; then
+		live=1
+	elif ((kcsan)); then
+		other=$kcsan_other
+	fi
 	SPLAT_RE=$splat_re ANY_RE=$any_re TS_RE=$ts_re TS=$timestamps \
-	awk '
+	OURS_RE=$ours_re KCSAN=$kcsan LIVE=$live OTHER=$other awk '
+		function report_end() {
+			if (report == "")
+				return
+			if (ours && !live)
+				print report
+			else if (!ours && other != "")
+				print report "\n" > other
+			report = ""
+		}
 		BEGIN {
 			splat = ENVIRON["SPLAT_RE"]; any = ENVIRON["ANY_RE"]
 			ts = ENVIRON["TS_RE"]; use_ts = ENVIRON["TS"] == 1
+			ours_re = ENVIRON["OURS_RE"]; kcsan = ENVIRON["KCSAN"] == 1
+			live = ENVIRON["LIVE"] == 1; other = ENVIRON["OTHER"]
+			if (other != "")
+				printf "" > other
 		}
 		{ sub(/\r$/, "") }
+		kcsan && /BUG: KCSAN: / && (!use_ts || $0 ~ ts) {
+			report_end()
+			report = $0
+			ours = $0 ~ ours_re
+			next
+		}
+		# A splat that another CPU prints into a report is no part of
+		# it, but still a splat: no "next".
+		report != "" && (!use_ts || $0 ~ ts) && $0 !~ splat && $0 !~ any {
+			if (index($0, "==========")) {
+				report_end()
+				next
+			}
+			report = report "\n" $0
+			if ($0 ~ ours_re)
+				ours = 1
+		}
 		/cqpool-fault-injection-begin/ { injecting = 1 }
 		/cqpool-fault-injection-end/ { injecting = 0 }
 		injecting && /vmalloc error:|page allocation failure:/ {
@@ -166,7 +220,8 @@ scan_splats() {
 				next
 			}
 			print
-		}' "$console"
+		}
+		END { report_end() }' "$console"
 }
 
 # One boot.  Sets qstatus, killed_on_splat, boot_stalled.
@@ -196,7 +251,7 @@ boot_once() {
 			break
 		fi
 		if [[ -z $splat_seen_at ]]; then
-			if [[ -n $(scan_splats | head -n 1) ]]; then
+			if [[ -n $(scan_splats --live | head -n 1) ]]; then
 				splat_seen_at=$now
 				echo "vm($kind): kernel splat on the console; giving the guest ${grace_s}s to finish" >&2
 			fi
@@ -279,12 +334,21 @@ if [[ -n $splats ]]; then
 	n=$(printf '%s\n' "$splats" | wc -l)
 	((n > 40)) && echo "    ... ($n lines)" >&2
 	((rc == 0)) && rc=97
-	if [[ $kind == debug && -f $kdir/build/vmlinux ]]; then
+	if [[ $kind != stock && -f $kdir/build/vmlinux ]]; then
 		echo "    (decode: $kdir/build/source/scripts/decode_stacktrace.sh $kdir/build/vmlinux < $console)" >&2
 	fi
 	splat_txt="SPLAT"
 else
 	splat_txt="no splat"
+fi
+if [[ $kind == kcsan ]]; then
+	n=$(grep -c 'BUG: KCSAN:' "$kcsan_other" || true)
+	splat_txt+=", $n KCSAN report(s) outside cqpool's code (not failures)"
+	if ((n > 0)); then
+		echo "vm($kind): $n KCSAN report(s) of races outside cqpool's code, not failures ($kcsan_other); the most frequent:" >&2
+		sed -n 's/.*BUG: KCSAN: //p' "$kcsan_other" | sort | uniq -c |
+			sort -rn | head -n 5 | sed 's/^/    /' >&2
+	fi
 fi
 
 echo "vm($kind): $status_txt, $splat_txt, exit $rc; $((t2 - t0))s (initramfs $((t1 - t0))s, boot+run $((t2 - t1))s); console: $console"

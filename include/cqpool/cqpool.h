@@ -21,16 +21,25 @@
  *   the CQ's hook lock held and interrupts off.  They must not sleep and
  *   must not call into cqpool.
  * - struct cqpool_event_handler.handler: process context (ib_core's event
- *   work, or cqpool's device removal), under the device's handler lock
- *   taken for reading.  It may sleep; it must not register or unregister
- *   handlers of the same device.
+ *   work, cqpool's device removal, or synchronously from ib_core's GID
+ *   cache, with the GID table's mutex and possibly rtnl_lock held, for
+ *   GID_CHANGE), under the device's handler lock taken for reading.  It
+ *   may sleep, but must not take rtnl_lock, wait for anything that does,
+ *   or register or unregister handlers of the same device.
  *
  * Once cqpool_cq_put(), cqpool_destroy_qp() or
  * cqpool_unregister_event_handler() returns, the hook or handler it
- * detached is never called again.  When a device goes away (ib_client
- * remove) or reports IB_EVENT_DEVICE_FATAL, every hook, QP handler and
- * device handler on it receives IB_EVENT_DEVICE_FATAL; the removal then
- * waits for consumers to give everything back.
+ * detached is never called again.
+ *
+ * Device removal.  When a device goes away (ib_client remove) every hook,
+ * QP handler and device handler on it receives IB_EVENT_DEVICE_FATAL
+ * once, and from then on no get, pool or handler is made on it.  The
+ * removal does not wait: what a consumer still holds (reservations,
+ * QPs, owned pools, handlers, pool references) stays valid, and keeps
+ * the device's unregistration waiting in ib_core, until it is given
+ * back.  Consumers give everything back when told, as they do for
+ * RDMA_CM_EVENT_DEVICE_REMOVAL.  A device that reports DEVICE_FATAL
+ * itself passes it on the same way, without the rest.
  */
 #ifndef _CQPOOL_CQPOOL_H
 #define _CQPOOL_CQPOOL_H
@@ -39,6 +48,7 @@
 #include <rdma/ib_verbs.h>
 
 struct rdma_cm_id;
+struct cqpool_dev;
 
 /* The module's release; the ioctl ABI has its own version in the uapi. */
 #define CQPOOL_VERSION_MAJOR	0
@@ -73,6 +83,7 @@ struct cqpool_attr {
 
 struct cqpool *cqpool_device_pool(struct ib_device *dev,
 				  enum ib_poll_context ctx);
+void cqpool_pool_put(struct cqpool *pool);
 struct cqpool *cqpool_create(struct ib_device *dev,
 			     const struct cqpool_attr *attr);
 int cqpool_destroy(struct cqpool *pool);
@@ -120,6 +131,7 @@ struct cqpool_qp_attr {
  * @event_mask: BIT_ULL(IB_EVENT_*) of the events wanted; 0 for every event
  * @handler: called for each wanted event
  * @node: private
+ * @cdev: private
  */
 struct cqpool_event_handler {
 	struct ib_device *device;
@@ -127,6 +139,7 @@ struct cqpool_event_handler {
 	void (*handler)(struct cqpool_event_handler *h,
 			const struct ib_event *event);
 	struct list_head node;
+	struct cqpool_dev *cdev;
 };
 
 int cqpool_register_event_handler(struct cqpool_event_handler *h);
@@ -135,7 +148,7 @@ void cqpool_unregister_event_handler(struct cqpool_event_handler *h);
 struct ib_qp *cqpool_create_qp(struct cqpool *pool, struct ib_pd *pd,
 			       struct ib_qp_init_attr *init_attr,
 			       const struct cqpool_qp_attr *qattr);
-void cqpool_destroy_qp(struct ib_qp *qp);
+int cqpool_destroy_qp(struct ib_qp *qp);
 int cqpool_rdma_create_qp(struct cqpool *pool, struct rdma_cm_id *id,
 			  struct ib_pd *pd, struct ib_qp_init_attr *init_attr,
 			  const struct cqpool_qp_attr *qattr);

@@ -24,7 +24,7 @@ public:
 	{
 		return nvec_;
 	}
-	unsigned int pick(int hint) const;
+	unsigned int pick(int hint, unsigned int among) const;
 	int charge(unsigned int vec, cqp_u32 nr_cqe);
 	int discharge(unsigned int vec, cqp_u32 nr_cqe);
 	cqp_u64 load(unsigned int vec) const;
@@ -68,14 +68,16 @@ void VectorLedger::destroy(VectorLedger *v)
 		unmake(cqp_alloc(v->alloc_), v);
 }
 
-unsigned int VectorLedger::pick(int hint) const
+unsigned int VectorLedger::pick(int hint, unsigned int among) const
 {
+	const unsigned int n = among && among < nvec_ ? among : nvec_;
+
 	if (hint >= 0)
-		return static_cast<unsigned int>(hint) % nvec_;
+		return static_cast<unsigned int>(hint) % n;
 
 	unsigned int best = 0;
 
-	for (unsigned int i = 1; i < nvec_; i++)
+	for (unsigned int i = 1; i < n; i++)
 		if (load_[i] < load_[best])
 			best = i;
 	return best;
@@ -150,7 +152,13 @@ extern "C" unsigned int cqp_vectors_nvec(const cqp_vectors *v)
 
 extern "C" unsigned int cqp_vectors_pick(const cqp_vectors *v, int hint)
 {
-	return ledger(v)->pick(hint);
+	return ledger(v)->pick(hint, 0);
+}
+
+extern "C" unsigned int cqp_vectors_pick_among(const cqp_vectors *v, int hint,
+					       unsigned int among)
+{
+	return ledger(v)->pick(hint, among);
 }
 
 extern "C" int cqp_vectors_charge(cqp_vectors *v, unsigned int vec,

@@ -35,6 +35,13 @@ unsigned int cqp_vectors_nvec(const struct cqp_vectors *v);
  * reproducible.
  */
 unsigned int cqp_vectors_pick(const struct cqp_vectors *v, int hint);
+/*
+ * The same among the first @among vectors only (0, or more than there
+ * are: all of them): the ledger is sized for every CPU the device could
+ * use, a pick for those online now.
+ */
+unsigned int cqp_vectors_pick_among(const struct cqp_vectors *v, int hint,
+				    unsigned int among);
 
 /* CQP_EINVAL for a bad vector, CQP_ERANGE on overflow; nothing changes then. */
 int cqp_vectors_charge(struct cqp_vectors *v, unsigned int vec,

@@ -76,6 +76,22 @@ TEST_F(Vectors, NoHintPicksLeastLoadedLowestFirst)
 	EXPECT_EQ(cqp_vectors_pick(v, -1), 1u);
 }
 
+/* CPUs went offline: only the first vectors are used, hinted or not. */
+TEST_F(Vectors, PickAmongTheFirstVectorsOnly)
+{
+	ASSERT_NE(make(4), nullptr);
+	EXPECT_EQ(cqp_vectors_pick_among(v, 3, 2), 1u);
+	EXPECT_EQ(cqp_vectors_pick_among(v, 3, 4), 3u);
+	EXPECT_EQ(cqp_vectors_pick_among(v, 3, 9), 3u);
+	EXPECT_EQ(cqp_vectors_pick_among(v, 3, 0), 3u);
+	ASSERT_EQ(cqp_vectors_charge(v, 0, 100), CQP_OK);
+	ASSERT_EQ(cqp_vectors_charge(v, 1, 50), CQP_OK);
+	/* Vectors 2 and 3 are empty, but no CPU serves them now. */
+	EXPECT_EQ(cqp_vectors_pick_among(v, -1, 2), 1u);
+	EXPECT_EQ(cqp_vectors_pick_among(v, -1, 4), 2u);
+	EXPECT_EQ(cqp_vectors_pick_among(v, -1, 1), 0u);
+}
+
 TEST_F(Vectors, BadVectorAndOverdrawChangeNothing)
 {
 	ASSERT_NE(make(2), nullptr);

@@ -1,0 +1,380 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit: consumers racing the removal of a device, in a module of its own
+ * (cqpool_race_kunit.ko) because the removals come from outside: while it
+ * loads, the VM's payload deletes and re-adds rxe0 in a loop.  Threads
+ * get and put reservations with hooks (on the shared pool and on owned
+ * pools), create and destroy QPs, and register and unregister device
+ * handlers, for as long as it takes to see 200 removals (the removals parameter).  Run
+ * under KASAN, kmemleak and lockdep, it checks that nothing is used after
+ * it is freed and nothing leaks, that every hook attached when its
+ * device went heard DEVICE_FATAL exactly once, and that no hook or
+ * handler is called after it was put or unregistered.
+ */
+#include <kunit/test.h>
+#include <linux/atomic.h>
+#include <linux/delay.h>
+#include <linux/kthread.h>
+#include <linux/module.h>
+#include <rdma/ib_verbs.h>
+
+#include <cqpool/cqpool.h>
+
+#include "cqpool_internal.h"
+
+#define RACE_DEVICE		"rxe0"
+/*
+ * The removals the cases must see between them, and how: a case that
+ * waits longer than the VMs' hung-task timeout (30 s) would be reported
+ * as hung, so each ends after RACE_PER_ROUND removals or RACE_ROUND_S,
+ * and there are rounds enough for a slow machine: one removal takes 1 to
+ * 4 s there, the rounds after the target skip.
+ */
+#define RACE_PER_ROUND		20
+#define RACE_ROUNDS		30
+#define RACE_ROUND_S		20
+
+static unsigned int race_removals = 200;
+module_param_named(removals, race_removals, uint, 0444);
+MODULE_PARM_DESC(removals, "Removals the rounds must see between them (default 200)");
+
+/* Removals and DEVICE_FATALs seen by the rounds so far. */
+static unsigned int race_removals_seen;
+static long race_fatal_heard;
+
+/**
+ * struct race - what the threads share
+ * @stop: set when enough removals were seen
+ * @rounds: operations done, by all threads
+ * @late: a hook or handler called after its put or unregister
+ * @doubled: a hook or handler that heard DEVICE_FATAL twice
+ * @unheard: a hook attached when its pool went dying that heard nothing
+ * @fatal_heard: DEVICE_FATALs heard by hooks and handlers
+ */
+struct race {
+	bool stop;
+	atomic_long_t rounds;
+	atomic_t late;
+	atomic_t doubled;
+	atomic_t unheard;
+	atomic_long_t fatal_heard;
+};
+
+/*
+ * The device to use next, held, or NULL after a pause.  A device a call
+ * found going (or not yet served) is let go of for a while, as consumers
+ * do once told: taking it again and again would keep its refcount from
+ * reaching zero, which its unregistration waits for.
+ */
+static struct ib_device *race_device(u32 *dead, unsigned long *until)
+{
+	struct ib_device *dev;
+
+	dev = ib_device_get_by_name(RACE_DEVICE, RDMA_DRIVER_UNKNOWN);
+	if (dev && dev->index == *dead && time_before(jiffies, *until)) {
+		ib_device_put(dev);
+		dev = NULL;
+	}
+	if (!dev)
+		usleep_range(500, 1000);
+	return dev;
+}
+
+/* Notes that a call on @dev said ENODEV: leave it alone for 20 ms. */
+static void race_note(struct ib_device *dev, long err, u32 *dead,
+		      unsigned long *until)
+{
+	if (err == -ENODEV) {
+		*dead = dev->index;
+		*until = jiffies + msecs_to_jiffies(20);
+	}
+}
+
+/**
+ * struct race_hook - a hook that checks when it is called
+ * @hook: the hook
+ * @r: the race
+ * @fatal: DEVICE_FATALs it heard
+ * @released: set once its put has returned
+ */
+struct race_hook {
+	struct cqpool_hook hook;
+	struct race *r;
+	atomic_t fatal;
+	bool released;
+};
+
+/* What a hook or a handler checks when it is called; any context. */
+static void race_heard(struct race *r, atomic_t *fatal, const bool *released,
+		       const struct ib_event *event)
+{
+	if (READ_ONCE(*released))
+		atomic_inc(&r->late);
+	if (event->event == IB_EVENT_DEVICE_FATAL) {
+		atomic_long_inc(&r->fatal_heard);
+		if (atomic_inc_return(fatal) > 1)
+			atomic_inc(&r->doubled);
+	}
+}
+
+/* Atomic context: under the CQ's hook lock. */
+static void race_hook_event(struct cqpool_hook *hook,
+			    const struct ib_event *event)
+{
+	struct race_hook *h = container_of(hook, struct race_hook, hook);
+
+	race_heard(h->r, &h->fatal, &h->released, event);
+}
+
+/*
+ * A reservation with a hook on @pool, held a moment, then put back: 0, or
+ * the error of the get.
+ */
+static long race_reserve(struct race *r, struct cqpool *pool)
+{
+	struct race_hook h = { .hook.handler = race_hook_event, .r = r };
+	struct ib_cq *cq;
+	bool dying;
+
+	atomic_set(&h.fatal, 0);
+	cq = cqpool_cq_get(pool, 16, -1, &h.hook);
+	if (IS_ERR(cq))
+		return PTR_ERR(cq);
+	usleep_range(100, 2000);
+	/*
+	 * Dying before the put means the removal's DEVICE_FATAL, sent under
+	 * the pool lock it was marked under, reached the hook.
+	 */
+	dying = cqpool_pool_dying(pool);
+	cqpool_cq_put(cq, 16, &h.hook);
+	WRITE_ONCE(h.released, true);
+	if (dying && !atomic_read(&h.fatal))
+		atomic_inc(&r->unheard);
+	return 0;
+}
+
+static int race_reserver(void *arg)
+{
+	const struct cqpool_attr attr = {
+		.poll_ctx = IB_POLL_WORKQUEUE, .name = "race",
+	};
+	struct race *r = arg;
+	unsigned long n = 0;
+	unsigned long until = 0;
+	u32 dead = U32_MAX;
+
+	while (!READ_ONCE(r->stop)) {
+		struct ib_device *dev = race_device(&dead, &until);
+		struct cqpool *pool;
+		long err;
+
+		if (!dev)
+			continue;
+		/* Shared and owned pools in turn. */
+		if (n++ & 1) {
+			pool = cqpool_device_pool(dev, IB_POLL_SOFTIRQ);
+			err = PTR_ERR_OR_ZERO(pool);
+			if (!err) {
+				err = race_reserve(r, pool);
+				cqpool_pool_put(pool);
+			}
+		} else {
+			pool = cqpool_create(dev, &attr);
+			err = PTR_ERR_OR_ZERO(pool);
+			if (!err) {
+				err = race_reserve(r, pool);
+				WARN_ON(cqpool_destroy(pool));
+			}
+		}
+		race_note(dev, err, &dead, &until);
+		ib_device_put(dev);
+		atomic_long_inc(&r->rounds);
+	}
+	return 0;
+}
+
+static int race_qps(void *arg)
+{
+	struct ib_qp_init_attr init = {
+		.cap = { .max_send_wr = 8, .max_recv_wr = 8,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+		.sq_sig_type = IB_SIGNAL_REQ_WR,
+		.qp_type = IB_QPT_RC,
+	};
+	struct race *r = arg;
+	unsigned long until = 0;
+	u32 dead = U32_MAX;
+
+	while (!READ_ONCE(r->stop)) {
+		struct ib_device *dev = race_device(&dead, &until);
+		struct ib_qp_init_attr a = init;
+		struct cqpool *pool;
+		struct ib_qp *qp;
+		struct ib_pd *pd;
+
+		if (!dev)
+			continue;
+		pd = ib_alloc_pd(dev, 0);
+		pool = cqpool_device_pool(dev, IB_POLL_SOFTIRQ);
+		race_note(dev, PTR_ERR_OR_ZERO(pool), &dead, &until);
+		if (!IS_ERR(pd) && !IS_ERR(pool)) {
+			qp = cqpool_create_qp(pool, pd, &a, NULL);
+			race_note(dev, PTR_ERR_OR_ZERO(qp), &dead, &until);
+			if (!IS_ERR(qp)) {
+				usleep_range(100, 2000);
+				WARN_ON(cqpool_destroy_qp(qp));
+			}
+		}
+		if (!IS_ERR(pool))
+			cqpool_pool_put(pool);
+		if (!IS_ERR(pd))
+			ib_dealloc_pd(pd);
+		ib_device_put(dev);
+		atomic_long_inc(&r->rounds);
+	}
+	return 0;
+}
+
+/**
+ * struct race_handler - a device handler that checks when it is called
+ * @h: the handler
+ * @r: the race
+ * @fatal: DEVICE_FATALs it heard
+ * @released: set once its unregister has returned
+ */
+struct race_handler {
+	struct cqpool_event_handler h;
+	struct race *r;
+	atomic_t fatal;
+	bool released;
+};
+
+static void race_handler_event(struct cqpool_event_handler *eh,
+			       const struct ib_event *event)
+{
+	struct race_handler *rh = container_of(eh, struct race_handler, h);
+
+	race_heard(rh->r, &rh->fatal, &rh->released, event);
+}
+
+static int race_handlers(void *arg)
+{
+	struct race *r = arg;
+	unsigned long until = 0;
+	u32 dead = U32_MAX;
+
+	while (!READ_ONCE(r->stop)) {
+		struct race_handler rh = {
+			.h.handler = race_handler_event, .r = r,
+		};
+		long err;
+
+		atomic_set(&rh.fatal, 0);
+		rh.h.device = race_device(&dead, &until);
+		if (!rh.h.device)
+			continue;
+		err = cqpool_register_event_handler(&rh.h);
+		race_note(rh.h.device, err, &dead, &until);
+		if (!err) {
+			usleep_range(100, 2000);
+			cqpool_unregister_event_handler(&rh.h);
+			WRITE_ONCE(rh.released, true);
+		}
+		ib_device_put(rh.h.device);
+		atomic_long_inc(&r->rounds);
+	}
+	return 0;
+}
+
+/* Removals seen: each re-added rxe0 is a new ib_device with a new index. */
+static unsigned int race_watch_removals(struct kunit *test, struct race *r)
+{
+	unsigned long deadline = jiffies + RACE_ROUND_S * HZ;
+	unsigned int removals = 0;
+	u32 last = U32_MAX;
+
+	while (removals < RACE_PER_ROUND && time_before(jiffies, deadline)) {
+		struct ib_device *dev;
+
+		dev = ib_device_get_by_name(RACE_DEVICE, RDMA_DRIVER_UNKNOWN);
+		if (dev) {
+			if (last != U32_MAX && dev->index != last)
+				removals++;
+			last = dev->index;
+			ib_device_put(dev);
+		}
+		msleep(20);
+	}
+	return removals;
+}
+
+static void consumers_race_device_removal(struct kunit *test)
+{
+	int (*const fns[])(void *) = { race_reserver, race_reserver, race_qps,
+				       race_handlers };
+	struct task_struct *tasks[ARRAY_SIZE(fns)];
+	struct race *r;
+	unsigned int removals;
+	int i;
+
+	if (race_removals_seen >= race_removals)
+		kunit_skip(test, "%u removals seen already", race_removals_seen);
+	r = kunit_kzalloc(test, sizeof(*r), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	for (i = 0; i < ARRAY_SIZE(fns); i++) {
+		tasks[i] = kthread_run(fns[i], r, "cqpool-race/%d", i);
+		KUNIT_ASSERT_FALSE(test, IS_ERR(tasks[i]));
+		get_task_struct(tasks[i]);
+	}
+	removals = race_watch_removals(test, r);
+	race_removals_seen += removals;
+	race_fatal_heard += atomic_long_read(&r->fatal_heard);
+	WRITE_ONCE(r->stop, true);
+	for (i = 0; i < ARRAY_SIZE(fns); i++) {
+		kthread_stop(tasks[i]);
+		put_task_struct(tasks[i]);
+	}
+
+	kunit_info(test, "%u removals, %ld operations, %ld DEVICE_FATAL heard\n",
+		   removals, atomic_long_read(&r->rounds),
+		   atomic_long_read(&r->fatal_heard));
+	KUNIT_EXPECT_GT_MSG(test, removals, 0U,
+			    "is the payload's rdma link delete/add loop running?");
+	if (*(const int *)test->param_value == RACE_ROUNDS ||
+	    race_removals_seen >= race_removals) {
+		KUNIT_EXPECT_GE(test, race_removals_seen, race_removals);
+		KUNIT_EXPECT_GT(test, race_fatal_heard, 0L);
+	}
+	KUNIT_EXPECT_EQ(test, atomic_read(&r->late), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&r->doubled), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&r->unheard), 0);
+}
+
+static const int race_rounds[RACE_ROUNDS] = {
+	1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15,
+	16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30,
+};
+
+static void race_round_desc(const int *round, char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "round %d", *round);
+}
+
+KUNIT_ARRAY_PARAM(race_rounds, race_rounds, race_round_desc);
+
+static struct kunit_case race_cases[] = {
+	KUNIT_CASE_PARAM(consumers_race_device_removal,
+			 race_rounds_gen_params),
+	{}
+};
+
+static struct kunit_suite race_suite = {
+	.name = "cqpool_removal_races",
+	.test_cases = race_cases,
+};
+
+kunit_test_suite(race_suite);
+
+MODULE_DESCRIPTION("KUnit: cqpool consumers racing device removal");
+MODULE_LICENSE("GPL");
+MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);

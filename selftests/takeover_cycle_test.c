@@ -1,0 +1,114 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kselftest: the takeover enabled and disabled again and again while
+ * NVMe-oF I/O runs.  One controller, connected on upstream's pool before
+ * the first cycle, carries checked I/O throughout.  In each cycle the
+ * takeover is loaded, a second controller connects (its queues reserve
+ * through the takeover) and is deleted while the patch is being disabled,
+ * so that some of its puts race the transition; then the module is
+ * removed.  After every cycle nothing is left reserved: not in the
+ * takeover's table, not in cqpool's pools.
+ */
+#define _GNU_SOURCE
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "kselftest_harness.h"
+#include "lib.h"
+#include "ulp.h"
+
+#define CYCLES		50
+
+/* A child checking I/O on @dev until it is told to stop: its pid. */
+static pid_t io_loop(const char *dev)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		for (;;)
+			if (io_check(dev, NULL))
+				_exit(1);
+	}
+	return pid;
+}
+
+/* 0 when the I/O child never saw a mismatch or an error. */
+static int io_stop(pid_t pid)
+{
+	int st;
+
+	if (waitpid(pid, &st, WNOHANG) == pid)
+		return -1;	/* it stopped by itself: an error */
+	kill(pid, SIGTERM);
+	if (waitpid(pid, &st, 0) != pid)
+		return -1;
+	return WIFSIGNALED(st) && WTERMSIG(st) == SIGTERM ? 0 : -1;
+}
+
+FIXTURE(cycle) {
+	int instance;
+	pid_t io;
+};
+
+FIXTURE_SETUP(cycle)
+{
+	const char *missing = takeover_missing();
+	char dev[64];
+
+	self->instance = -1;
+	self->io = -1;
+	if (!missing)
+		missing = nvme_missing();
+	if (missing)
+		SKIP(return, "%s", missing);
+	ASSERT_EQ(0, pools_quiesce(200));
+	ASSERT_EQ(0, nvme_target_up());
+	self->instance = nvme_connect();
+	ASSERT_LE(0, self->instance) TH_LOG("the upstream connection");
+	ASSERT_EQ(0, nvme_namespace(dev, sizeof(dev)));
+	self->io = io_loop(dev);
+	ASSERT_LT(0, self->io);
+}
+
+FIXTURE_TEARDOWN(cycle)
+{
+	if (self->io > 0)
+		io_stop(self->io);
+	takeover_unload();
+	if (self->instance >= 0)
+		nvme_disconnect(&self->instance);
+	nvme_target_down();
+}
+
+TEST_F_TIMEOUT(cycle, enable_disable_under_io, 900)
+{
+	struct totals t;
+	int i, second;
+
+	for (i = 0; i < CYCLES; i++) {
+		ASSERT_EQ(0, takeover_load()) TH_LOG("cycle %d: load", i);
+		second = nvme_connect();
+		ASSERT_LE(0, second) TH_LOG("cycle %d: connect", i);
+		EXPECT_LT(0, read_long(TK_RES))
+			TH_LOG("cycle %d: the new queues are not cqpool's", i);
+		/* Its queues go while tasks switch back to ib_core's put. */
+		ASSERT_EQ(0, nvme_delete(second));
+		ASSERT_EQ(0, takeover_unload())
+			TH_LOG("cycle %d: %ld reservations never came back", i,
+			       read_long(TK_RES));
+		ASSERT_EQ(0, read_totals(&t));
+		ASSERT_EQ(0, t.users) TH_LOG("cycle %d: cqpool still has %llu",
+					     i, t.users);
+		ASSERT_EQ(0, t.broken);
+	}
+	EXPECT_EQ(0, io_stop(self->io)) TH_LOG("the upstream I/O failed");
+	self->io = -1;
+	EXPECT_EQ(0, wait_no_cqs());
+	TH_LOG("%d cycles under I/O", CYCLES);
+}
+
+TEST_HARNESS_MAIN

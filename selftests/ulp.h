@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What the kselftests that drive real in-tree ULPs share: commands and
+ * files with bounded waits, the takeover livepatch, a null_blk backing
+ * device, data checks on a remote block device, and NVMe-oF (nvmet-rdma
+ * exporting null_blk, nvme-rdma connecting to it) on rxe0's address.
+ */
+#ifndef CQPOOL_SELFTEST_ULP_H
+#define CQPOOL_SELFTEST_ULP_H
+
+#include <stddef.h>
+
+#define ULP_ADDR	"10.99.0.1"
+#define KLP		"/sys/kernel/livepatch/cqpool_takeover"
+#define TK_RES		"/sys/module/cqpool_takeover/parameters/reservations"
+/* What io_check() writes and reads back. */
+#define ULP_IO_MB	4
+#define NVME_NQN	"cqpool-nvmeof-test"
+#define NVME_NULLB	"nullb_nvmeof"
+#define NVME_BACKING	"/dev/" NVME_NULLB
+
+/* Runs a shell command line, output discarded: its exit status, or -1. */
+int sh(const char *fmt, ...);
+/*
+ * The same in a child of its own process group that is given @seconds:
+ * -1 when it did not finish by then.  A task stuck in the kernel ignores
+ * the SIGKILL it then gets; it is left behind, the caller goes on.
+ */
+int sh_bounded(unsigned int seconds, const char *fmt, ...);
+/* @fn(@arg) in a child given @seconds: its status 0..255, or -1 as above. */
+int call_bounded(int (*fn)(void *), void *arg, unsigned int seconds);
+/*
+ * Waits up to @ms for child @pid: its exit status, 128 + signal if it
+ * was killed, or -1 if it is still running.
+ */
+int wait_child(int pid, unsigned int ms);
+
+long read_long(const char *path);
+/* The first line of @path without its newline: 0, or -1. */
+int read_line(const char *path, char *buf, size_t len);
+/* Polls @path until it reads @want (or, with @want < 0, is gone). */
+int wait_file(const char *path, long want, int seconds);
+int mkdir_write(const char *dir, const char *file, const char *val);
+/* Loads module @name (or finds it built in): 0, or -1 if it has none. */
+int load(const char *name, const char *params);
+/*
+ * Loads each module of the NULL-terminated @mods, "NAME [PARAMS]": NULL,
+ * or "kernel without NAME" for the first that the kernel lacks.
+ */
+const char *modules_missing(const char *const *mods);
+/* Polls until rxe0's port is ACTIVE (a new link is DOWN for a moment). */
+int rxe_active(void);
+
+/* What the takeover needs that this kernel or payload lacks, or NULL. */
+const char *takeover_missing(void);
+const char *takeover_ko(void);
+/* The payload's cqpool.ko, which the VM's payload script loaded. */
+const char *cqpool_ko(void);
+/* Loads cqpool_takeover.ko and waits for the patch transition to end. */
+int takeover_load(void);
+/* Disables the livepatch and waits for the unpatch to be complete. */
+int takeover_disable(void);
+/* Disables and removes the takeover; 0 once it is gone. */
+int takeover_unload(void);
+
+/* Mounts configfs if it is not: NULL, or what is missing. */
+const char *configfs_missing(void);
+/* A memory-backed null_blk device /dev/@name of @mb MiB, from configfs. */
+int nullb_up(const char *name, unsigned int mb);
+void nullb_down(const char *name);
+/*
+ * Writes ULP_IO_MB of random data to @dev, reads it back, and, unless
+ * @backing is NULL, reads it from the target's backing device too, all
+ * with O_DIRECT: 0 when every copy is identical.
+ */
+int io_check(const char *dev, const char *backing);
+
+/* What NVMe-oF over RDMA needs that this kernel lacks, or NULL. */
+const char *nvme_missing(void);
+/* nvmet exporting 64 MiB of null_blk as namespace 1 on ULP_ADDR:4420. */
+int nvme_target_up(void);
+void nvme_target_down(void);
+/* Connects through /dev/nvme-fabrics: the controller's instance, or -1. */
+int nvme_connect(void);
+/* Asks for the controller's deletion, without waiting for it. */
+int nvme_delete(int instance);
+/* Deletes the controller and waits (30 s) until it is gone. */
+int nvme_disconnect(int *instance);
+/* The namespace's block device (the multipath head, nvmeXnY): 0 or -1. */
+int nvme_namespace(char *dev, size_t len);
+
+#endif
