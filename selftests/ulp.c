@@ -21,8 +21,9 @@
 #define SUBSYS		NVMET "/subsystems/" NVME_NQN
 #define PORT		NVMET "/ports/1"
 /* The connection of the measurement in the issue: 2 vCPUs, so 2 I/O queues. */
+/* A second controller of the same host may connect (takeover_cycle_test). */
 #define CONNECT		"transport=rdma,traddr=" ULP_ADDR ",trsvcid=4420,nqn=" \
-			NVME_NQN ",nr_io_queues=4,queue_size=128"
+			NVME_NQN ",nr_io_queues=4,queue_size=128,duplicate_connect"
 
 static void vcmd(char *cmd, size_t len, const char *fmt, va_list ap)
 {

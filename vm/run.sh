@@ -22,7 +22,7 @@
 #           value is on the console and is used when it is there); 99 = the
 #           guest's setup failed (see console.log)
 #   97      kernel splat found in console.log although the guest said 0
-#   124     timeout (CQPOOL_VM_TIMEOUT, default 900 s), or every boot stalled
+#   124     timeout (CQPOOL_VM_TIMEOUT, default 1800 s), or every boot stalled
 #   125     no guest status: QEMU failed, the kernel panicked, QEMU was
 #           killed after a splat (CQPOOL_VM_SPLAT_GRACE), or the guest died
 #           before reporting a status
@@ -30,7 +30,8 @@
 # A splat with a non-zero guest status keeps the guest status.
 #
 # Environment:
-#   CQPOOL_VM_TIMEOUT=900       seconds before QEMU is killed
+#   CQPOOL_VM_TIMEOUT=1800      seconds before QEMU is killed (a hang is caught
+#                               sooner: hung_task_timeout_secs is 30)
 #   CQPOOL_VM_SPLAT_GRACE=60    after the first splat, seconds to let the guest
 #                               finish before QEMU is killed (an oops often
 #                               leaves the payload hanging)
@@ -60,7 +61,7 @@ if [[ $payload != - && ! -d $payload ]]; then
 	exit 2
 fi
 
-timeout_s=${CQPOOL_VM_TIMEOUT:-900}
+timeout_s=${CQPOOL_VM_TIMEOUT:-1800}
 grace_s=${CQPOOL_VM_SPLAT_GRACE:-60}
 boot_timeout_s=${CQPOOL_VM_BOOT_TIMEOUT:-180}
 boot_retries=${CQPOOL_VM_BOOT_RETRIES:-1}
