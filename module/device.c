@@ -76,16 +76,17 @@ struct cqpool_dev *cqpool_dev_find(struct ib_device *ibdev)
  * cqpool_device_served() - whether cqpool serves a device now
  * @ibdev: an RDMA device, held by the caller
  *
- * Context: any context but hard interrupt.
+ * Context: process context (the reference it drops may be the last).
  * Return: false from the start of the device's removal on.
  */
 bool cqpool_device_served(struct ib_device *ibdev)
 {
 	struct cqpool_dev *cdev = cqpool_dev_find(ibdev);
 
-	if (cdev)
-		cqpool_dev_put(cdev);
-	return cdev;
+	if (!cdev)
+		return false;
+	cqpool_dev_put(cdev);
+	return true;
 }
 
 static void cqpool_dev_release(struct kref *ref)

@@ -95,14 +95,16 @@ section_rc() {
 	tr -d '\r' <"$1" | sed -n "s/^@@end $2 rc=\([0-9]*\)$/\1/p"
 }
 
-# kunit_ktap CONSOLE: the KTAP the KUnit module printed while it loaded,
-# under the top-level header that a module's suites are printed without
+# kunit_ktap CONSOLE TAG: the KTAP a KUnit module printed while it loaded,
+# between the payload's cqpool-TAG-begin/-end markers (each module numbers
+# its suites from 1), under the top-level header a module's suites are
+# printed without
 kunit_ktap() {
 	local body
 
 	body=$(tr -d '\r' <"$1" |
-	       sed -n '/cqpool-kunit-begin/,/cqpool-kunit-end/p' |
-	       grep -v 'cqpool-kunit-' | sed 's/^\[ *[0-9.]*\] //')
+	       sed -n "/cqpool-$2-begin/,/cqpool-$2-end/p" |
+	       grep -v "cqpool-$2-" | sed 's/^\[ *[0-9.]*\] //')
 	echo "KTAP version 1"
 	echo "1..$(grep -c '^    # Subtest:' <<<"$body")"
 	echo "$body"
@@ -127,6 +129,7 @@ kunit_counts() {
 # results (as vm:KIND[-TAG]:...)
 vm() {
 	local kind=$1${3:+-$3} payload=$2 vmout=$out/vm-$1${3:+-$3} rc name res p f
+	local tag krc
 
 	CQPOOL_VM_QUIET=1 vm/run.sh "${kind%%-*}" "$payload" "$vmout" \
 		>"$vmout.log" 2>&1
@@ -134,19 +137,22 @@ vm() {
 	res=$vmout/results.log
 	[ -f "$res" ] || : >"$res"
 
-	if grep -q 'cqpool-kunit-begin' "$vmout/console.log"; then
-		kunit_ktap "$vmout/console.log" >"$vmout/kunit.ktap"
-		python3 "$src/tools/testing/kunit/kunit.py" parse \
-			"$vmout/kunit.ktap" >"$vmout/kunit.txt" 2>&1
-		local krc=$?
-		read -r p f s <<<"$(kunit_counts "$vmout/kunit.txt")"
-		# kunit.py failing with nothing counted failed is a failure too
-		[ $krc -eq 0 ] || [ "$f" -gt 0 ] || f=1
-		skipped=$((skipped + s))
-		record "vm:$kind:kunit" "$p" "$f" "$vmout/kunit.txt"
-	elif [ "$kind" = debug ] || [ "$kind" = kcsan ]; then
-		record "vm:$kind:kunit" 0 1 "no KUnit results; see $vmout"
-	fi
+	# The KUnit suites, then the removal races, a module of their own.
+	for tag in kunit races; do
+		if grep -q "cqpool-$tag-begin" "$vmout/console.log"; then
+			kunit_ktap "$vmout/console.log" "$tag" >"$vmout/$tag.ktap"
+			python3 "$src/tools/testing/kunit/kunit.py" parse \
+				"$vmout/$tag.ktap" >"$vmout/$tag.txt" 2>&1
+			krc=$?
+			read -r p f s <<<"$(kunit_counts "$vmout/$tag.txt")"
+			# kunit.py failing with nothing counted failed too
+			[ $krc -eq 0 ] || [ "$f" -gt 0 ] || f=1
+			skipped=$((skipped + s))
+			record "vm:$kind:$tag" "$p" "$f" "$vmout/$tag.txt"
+		elif [ "$kind" = debug ] || [ "$kind" = kcsan ]; then
+			record "vm:$kind:$tag" 0 1 "no KUnit results; see $vmout"
+		fi
+	done
 
 	for name in $(sed -n 's/^@@begin \(kselftest:.*\)$/\1/p' "$res" |
 		      tr -d '\r'); do

@@ -54,7 +54,7 @@ fi
 
 # The removal races: consumers in the KUnit module race rxe0's removal,
 # which comes from here, deleted and re-added in a loop while it loads.
-# Its KTAP goes between the same markers.
+# Its KTAP, numbered from 1 as every module's is, has markers of its own.
 if [ -f /payload/cqpool_race_kunit.ko ]; then
 	(
 		while [ ! -e /tmp/race.done ]; do
@@ -67,9 +67,9 @@ if [ -f /payload/cqpool_race_kunit.ko ]; then
 	# 200 removals under KASAN; KCSAN, slower still, checks fewer.
 	removals=200
 	[ "$CQPOOL_KERNEL" = kcsan ] && removals=40
-	echo "cqpool-kunit-begin" >/dev/kmsg
+	echo "cqpool-races-begin" >/dev/kmsg
 	insmod /payload/cqpool_race_kunit.ko removals=$removals || status=1
-	echo "cqpool-kunit-end" >/dev/kmsg
+	echo "cqpool-races-end" >/dev/kmsg
 	touch /tmp/race.done
 	wait "$loop"
 	rmmod cqpool_race_kunit || status=1
