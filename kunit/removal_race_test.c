@@ -5,7 +5,7 @@
  * loads, the VM's payload deletes and re-adds rxe0 in a loop.  Threads
  * get and put reservations with hooks (on the shared pool and on owned
  * pools), create and destroy QPs, and register and unregister device
- * handlers, for as long as it takes to see 200 removals (the removals parameter).  Run
+ * handlers, for as long as it takes to see RACE_REMOVALS removals.  Run
  * under KASAN, kmemleak and lockdep, it checks that nothing is used after
  * it is freed and nothing leaks, that every hook attached when its
  * device went heard DEVICE_FATAL exactly once, and that no hook or
@@ -34,9 +34,11 @@
 #define RACE_ROUNDS		30
 #define RACE_ROUND_S		20
 
-static unsigned int race_removals = 200;
-module_param_named(removals, race_removals, uint, 0444);
-MODULE_PARM_DESC(removals, "Removals the rounds must see between them (default 200)");
+/*
+ * Not a module parameter: KUnit runs a module's suites before its
+ * parameters are parsed.
+ */
+#define RACE_REMOVALS		200
 
 /* Removals and DEVICE_FATALs seen by the rounds so far. */
 static unsigned int race_removals_seen;
@@ -317,7 +319,7 @@ static void consumers_race_device_removal(struct kunit *test)
 	unsigned int removals;
 	int i;
 
-	if (race_removals_seen >= race_removals)
+	if (race_removals_seen >= RACE_REMOVALS)
 		kunit_skip(test, "%u removals seen already", race_removals_seen);
 	r = kunit_kzalloc(test, sizeof(*r), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, r);
@@ -341,8 +343,8 @@ static void consumers_race_device_removal(struct kunit *test)
 	KUNIT_EXPECT_GT_MSG(test, removals, 0U,
 			    "is the payload's rdma link delete/add loop running?");
 	if (*(const int *)test->param_value == RACE_ROUNDS ||
-	    race_removals_seen >= race_removals) {
-		KUNIT_EXPECT_GE(test, race_removals_seen, race_removals);
+	    race_removals_seen >= RACE_REMOVALS) {
+		KUNIT_EXPECT_GE(test, race_removals_seen, RACE_REMOVALS);
 		KUNIT_EXPECT_GT(test, race_fatal_heard, 0L);
 	}
 	KUNIT_EXPECT_EQ(test, atomic_read(&r->late), 0);

@@ -64,11 +64,8 @@ if [ -f /payload/cqpool_race_kunit.ko ]; then
 		done
 	) &
 	loop=$!
-	# 200 removals under KASAN; KCSAN, slower still, checks fewer.
-	removals=200
-	[ "$CQPOOL_KERNEL" = kcsan ] && removals=40
 	echo "cqpool-races-begin" >/dev/kmsg
-	insmod /payload/cqpool_race_kunit.ko removals=$removals || status=1
+	insmod /payload/cqpool_race_kunit.ko || status=1
 	echo "cqpool-races-end" >/dev/kmsg
 	touch /tmp/race.done
 	wait "$loop"
