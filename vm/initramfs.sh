@@ -4,9 +4,9 @@
 #   vm/initramfs.sh KIND OUT.cpio.gz [PAYLOAD_DIR|-]
 #   vm/initramfs.sh --print-stock-version
 #
-# KIND is "stock" (Debian's kernel: its RDMA/veth modules are copied in),
-# "debug" or "kcsan" (vm/kernel.sh's kernels: everything built in, no
-# modules copied).
+# KIND is "stock" (Debian's kernel: its RDMA, storage and veth modules are
+# copied in), "debug" or "kcsan" (vm/kernel.sh's kernels: their few loadable
+# modules are copied in, the rest is built in).
 # The image holds busybox (applet symlinks), iproute2's ip (/usr/sbin/ip) and
 # rdma (/usr/bin/rdma), ibv_devices/ibv_devinfo with the rxe and siw
 # providers, their shared libraries, the qemu-exit helper (vm/exit.c),
@@ -132,6 +132,7 @@ echo cqpool-vm >"$st/etc/hostname"
 echo "InitiatorName=iqn.2024-01.org.cqpool:initiator" >"$st/etc/iscsi/initiatorname.iscsi"
 mkdir -p "$st"/etc/iscsi/{nodes,send_targets,ifaces,isns,static} "$st/var/lib/iscsi"
 install -m 755 "$here/init" "$st/init"
+install -m 644 "$here/hostroot.sh" "$st/etc/hostroot.sh"
 echo "$kind" >"$st/etc/cqpool-kind"
 
 # /dev/console so that /init has a console from its first instruction
@@ -139,31 +140,42 @@ echo "$kind" >"$st/etc/cqpool-kind"
 mknod -m 600 "$st/dev/console" c 5 1 2>/dev/null || true
 mknod -m 666 "$st/dev/null" c 1 3 2>/dev/null || true
 
-# --- kernel modules (stock only) ---------------------------------------------------
+# --- kernel modules ------------------------------------------------------------------
+# Stock: the storage ULPs (NVMe-oF, SRP and iSER, initiators and LIO
+# targets), null_blk, the RDMA stack and virtio-9p and overlayfs (for
+# CQPOOL_VM_ROOT=host), from /lib/modules; payload-tests.sh
+# loads the ULPs before cqpool.ko.  The crc modules are soft dependencies
+# that modprobe does not list.  Debug and KCSAN: every module the kernel
+# built (vm/kernel.sh installs them beside its bzImage); the rest is built in.
 if [[ $kind == stock ]]; then
 	ver=$(stock_version)
 	mdir=/lib/modules/$ver
 	[[ -d $mdir/kernel ]] || die "no modules in $mdir"
-	# The storage ULPs (NVMe-oF, SRP and iSER, initiators and LIO targets)
-	# and null_blk: payload-tests.sh loads the ULPs before cqpool.ko.  The
-	# crc modules are soft dependencies that modprobe does not list.
 	mods=(veth rdma_rxe crc32_generic ib_uverbs rdma_ucm ib_core rdma_cm ib_cm iw_cm
 		nvmet nvmet-rdma nvme-rdma nvme-fabrics nvme-core null_blk configfs
 		target_core_mod target_core_iblock target_core_file iscsi_target_mod
 		ib_srpt ib_isert ib_srp scsi_transport_srp ib_iser libiscsi
-		scsi_transport_iscsi sd_mod crc32c_generic crc64_rocksoft_generic)
+		scsi_transport_iscsi sd_mod crc32c_generic crc64_rocksoft_generic
+		virtio_pci 9pnet_virtio 9p overlay)
 	mapfile -t kos < <(modprobe -a --show-depends -S "$ver" "${mods[@]}" |
 		awk '$1 == "insmod" { print $2 }' | sort -u)
 	[[ ${#kos[@]} -ge ${#mods[@]} ]] || die "module closure of ${mods[*]} looks incomplete: ${kos[*]}"
 	for ko in "${kos[@]}"; do
 		put "$ko"
 	done
-	for f in "$mdir"/modules.order "$mdir"/modules.builtin*; do
-		[[ -e $f ]] && put "$f"
-	done
-	depmod -b "$st" "$ver"
-	echo "$ver" >"$st/etc/cqpool-kernel-version"
+else
+	kdir=$("$here/kernel.sh" "$kind") || die "vm/kernel.sh $kind failed"
+	ver=$(cat "${kdir%/}/build/include/config/kernel.release") || die "no kernel.release in $kdir"
+	mdir=${kdir%/}/modules/lib/modules/$ver
+	[[ -d $mdir/kernel ]] || die "no modules in $mdir (vm/kernel.sh installs them)"
+	mkdir -p "$st/lib/modules/$ver"
+	cp -a "$mdir/kernel" "$st/lib/modules/$ver/"
 fi
+for f in "$mdir"/modules.order "$mdir"/modules.builtin*; do
+	[[ -e $f ]] && cp "$f" "$st/lib/modules/$ver/"
+done
+depmod -b "$st" "$ver"
+echo "$ver" >"$st/etc/cqpool-kernel-version"
 
 # --- payload -----------------------------------------------------------------------
 if [[ $payload != - ]]; then

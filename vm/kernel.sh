@@ -7,7 +7,9 @@
 #   vm/kernel.sh debug    build the debug kernel, vm/debug.config (KASAN,
 #                         kmemleak, lockdep), once; print the cache dir
 #                         <cache>/kernel-<key>/ containing bzImage, build/
-#                         (O= tree, usable as KDIR) and .done
+#                         (O= tree, usable as KDIR), modules/ (its loadable
+#                         modules, as modules_install lays them out under
+#                         modules/lib/modules/<release>/) and .done
 #   vm/kernel.sh kcsan    the same for vm/debug.config + vm/kcsan.config
 #                         (KCSAN in place of KASAN)
 #
@@ -260,6 +262,8 @@ ensure_kernel() {
     [[ -f $build/arch/x86/boot/bzImage ]] || die "no bzImage after build (log: $KLOG)"
     [[ -x $build/scripts/mod/modpost && -f $build/Module.symvers ]] \
         || die "build tree is not usable for external modules (log: $KLOG)"
+    rm -rf -- "$kdir/modules"
+    run_logged "${mk[@]}" INSTALL_MOD_PATH="$kdir/modules" modules_install
     cp -- "$build/arch/x86/boot/bzImage" "$kdir/bzImage"
     sync -f "$kdir/bzImage" 2>/dev/null || true
     touch -- "$kdir/.done"

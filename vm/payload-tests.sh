@@ -32,7 +32,8 @@ fi
 
 # The storage ULPs first, as a distribution loads them at boot: their
 # ib_clients then come before cqpool's, and ib_core removes a device's
-# clients in reverse.  Built in on the debug kernel (modprobe fails there).
+# clients in reverse.  iSER and LIO are built in on the debug kernels
+# (modprobe succeeds and does nothing there).
 for m in nvmet_rdma nvme_rdma ib_srpt ib_srp ib_isert ib_iser \
 	target_core_iblock; do
 	modprobe -q "$m" 2>/dev/null

@@ -42,6 +42,13 @@
 #   CQPOOL_VM_QUIET=1           don't stream the console to stdout
 #   CQPOOL_VM_APPEND="..."      extra kernel command line
 #   CQPOOL_VM_MEM=2G CQPOOL_VM_SMP=2
+#   CQPOOL_VM_ROOT=host         boot with the host's root file system as the
+#                               guest's userland, read-only over virtio-9p
+#                               (vm/hostroot.sh), and PAYLOAD_DIR shared
+#                               writable at /mnt rather than copied in: for
+#                               suites that need a real distribution
+#                               (blktests).  The kernel's modules come from
+#                               the kernel under test.
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -88,7 +95,15 @@ fi
 [[ -r $kernel ]] || { echo "run.sh: kernel image '$kernel' not readable" >&2; exit 125; }
 
 # --- initramfs -----------------------------------------------------------------------
-"$here/initramfs.sh" "$kind" "$initrd" "$payload"
+hostroot=${CQPOOL_VM_ROOT:-}
+case $hostroot in
+'') "$here/initramfs.sh" "$kind" "$initrd" "$payload" ;;
+host)
+	[[ $payload != - ]] || { echo "run.sh: CQPOOL_VM_ROOT=host needs a payload dir" >&2; exit 2; }
+	"$here/initramfs.sh" "$kind" "$initrd" -
+	;;
+*) echo "run.sh: CQPOOL_VM_ROOT must be empty or 'host'" >&2; exit 2 ;;
+esac
 t1=$(date +%s)
 
 # --- boot --------------------------------------------------------------------------
@@ -103,6 +118,7 @@ append="console=ttyS0,115200 loglevel=7 printk.time=1 nokaslr panic=-1"
 append+=" watchdog_thresh=60 rcupdate.rcu_cpu_stall_timeout=120"
 append+=" sysctl.kernel.hung_task_timeout_secs=30"
 append+=" cqpool_vm.kind=$kind"
+[[ -n $hostroot ]] && append+=" cqpool_vm.root=$hostroot"
 [[ -n ${CQPOOL_VM_APPEND:-} ]] && append+=" $CQPOOL_VM_APPEND"
 
 # shellcheck disable=SC2054  # the commas are QEMU's
@@ -111,6 +127,15 @@ qemu=(qemu-system-x86_64 -accel tcg -m "${CQPOOL_VM_MEM:-2G}" -smp "${CQPOOL_VM_
 	-device isa-debug-exit,iobase=0xf4,iosize=0x04
 	-serial "file:$console" -serial "file:$results"
 	-kernel "$kernel" -initrd "$initrd" -append "$append")
+# The host's root read-only, the payload writable (results land there), and
+# a debug kernel's modules, where the host has none.
+if [[ -n $hostroot ]]; then
+	qemu+=(-virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap"
+		-virtfs "local,path=$(cd "$payload" && pwd),mount_tag=payload,security_model=none")
+	if [[ $kind != stock ]]; then
+		qemu+=(-virtfs "local,path=$kdir/modules/lib/modules,mount_tag=modules,security_model=none,readonly=on")
+	fi
+fi
 shell_quote() {
 	local a out=()
 	for a in "$@"; do

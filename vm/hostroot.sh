@@ -1,0 +1,63 @@
+# shellcheck shell=sh
+# Sourced by vm/init (busybox sh, PID 1) when the kernel command line has
+# cqpool_vm.root=host: vm/run.sh shares the host's root file system
+# read-only (9p tag "hostroot"), the payload dir writable ("payload") and,
+# for a kernel the host has no modules of, that kernel's
+# lib/modules ("modules").  This is how virtme-ng boots a real userland.
+#
+# hostroot_run mounts the host's root at /newroot, makes writable what a
+# distribution's tools write to (tmpfs on /tmp and /run; /etc, /var and
+# /root as overlays over the host's, upper layers in tmpfs, so that nothing
+# reaches the host), mounts the payload at /mnt and runs /mnt/run.sh with
+# bash, chrooted.  PID 1 stays in the initramfs, so that finish() and
+# qemu-exit are still there afterwards.  Sets $status.
+
+R=/newroot
+
+hostroot_mount() { # FSTYPE SOURCE DIR [OPTIONS]
+	mount -t "$1" ${4:+-o "$4"} "$2" "$3" || fail "mount -t $1 $2 $3"
+}
+
+hostroot_run() {
+	# Modules on stock (the initramfs has them); built in on the debug kernels.
+	for m in virtio_pci 9pnet_virtio 9p overlay configfs; do
+		modprobe -q "$m" 2>/dev/null
+	done
+	mkdir -p $R /rw
+	# The host does not change its root during a run: loose caching is
+	# safe and makes the guest's exec and stat several times faster.
+	hostroot_mount 9p hostroot $R \
+		trans=virtio,version=9p2000.L,ro,cache=loose,msize=262144
+	hostroot_mount tmpfs tmpfs /rw mode=0755
+	for d in etc var root; do
+		mkdir -p /rw/$d/upper /rw/$d/work
+		hostroot_mount overlay overlay $R/$d \
+			lowerdir=$R/$d,upperdir=/rw/$d/upper,workdir=/rw/$d/work
+	done
+	hostroot_mount proc proc $R/proc
+	hostroot_mount sysfs sysfs $R/sys
+	hostroot_mount devtmpfs devtmpfs $R/dev mode=0755
+	mkdir -p $R/dev/pts $R/dev/shm
+	hostroot_mount devpts devpts $R/dev/pts
+	hostroot_mount tmpfs tmpfs $R/dev/shm mode=1777
+	hostroot_mount tmpfs tmpfs $R/tmp mode=1777
+	hostroot_mount tmpfs tmpfs $R/run mode=0755
+	hostroot_mount debugfs debugfs $R/sys/kernel/debug
+	hostroot_mount configfs configfs $R/sys/kernel/config
+	if grep -q modules /sys/bus/virtio/drivers/9pnet_virtio/*/mount_tag 2>/dev/null; then
+		hostroot_mount 9p modules $R/lib/modules trans=virtio,version=9p2000.L,ro
+	fi
+	[ -d "$R/lib/modules/$(uname -r)" ] ||
+		fail "no modules for $(uname -r) in the guest's /lib/modules"
+	hostroot_mount 9p payload $R/mnt trans=virtio,version=9p2000.L,msize=262144
+	echo "cqpool-vm: host root mounted, running /mnt/run.sh"
+	# The chroot is the guest's root: systemd's tools (udevadm settle)
+	# would otherwise do nothing ("Running in chroot, ignoring request").
+	chroot $R /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin \
+		HOME=/root TERM=dumb SYSTEMD_IGNORE_CHROOT=1 CQPOOL_KERNEL="$kind" \
+		CQPOOL_RESULTS=/dev/ttyS1 CQPOOL_PAYLOAD=/mnt \
+		/bin/bash -c 'cd /mnt && exec /bin/bash ./run.sh' </dev/null
+	status=$?
+	echo "cqpool-vm: payload finished, status $status"
+	sync
+}
