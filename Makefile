@@ -5,6 +5,8 @@
 # make check-fast  the same without the debug kernel
 # make demo        boot the stock kernel with soft-RoCE and show cqpool
 # make bench       cqpool vs upstream vs per-QP CQs in one stock VM boot: bench/results.json, BENCHMARKS.md
+# make blktests    blktests' nvme/ (rdma) and srp/ groups, whole, upstream vs takeover,
+#                  on the stock and debug kernels: BLKTESTS.md
 #
 # KDIR defaults to the running kernel's build dir, else the newest
 # installed Debian linux-headers-*-amd64.
@@ -39,3 +41,8 @@ demo:
 .PHONY: bench
 bench:
 	./scripts/bench.sh
+
+.PHONY: blktests
+blktests:
+	./scripts/blktests.sh -o build/blktests stock debug
+	cp build/blktests/BLKTESTS.md BLKTESTS.md

@@ -12,6 +12,8 @@
 #              KASAN, kmemleak and lockdep
 #   vm:kcsan   (full only) the same on the KCSAN kernel; a data race fails
 #              only if it is in cqpool's code
+#   blktests   a few of blktests' tests on upstream's pool and on the
+#              takeover, on the stock kernel (and the debug kernel)
 #
 # Every level adds its tests to the count; a VM run also counts as a test
 # of its own that fails on any splat in its console.  The last line is
@@ -20,6 +22,8 @@
 set -uo pipefail
 
 mode=${1:-full}
+BLKTESTS_STOCK=${BLKTESTS_STOCK:-nvme/003 srp/001}
+BLKTESTS_DEBUG=${BLKTESTS_DEBUG:-nvme/003}
 case $mode in full|fast) ;; *) echo "usage: $0 full|fast" >&2; exit 2 ;; esac
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -278,6 +282,22 @@ if [ "$mode" = full ]; then
 		record kcsan-kernel 0 1 "see $out/kcsan-kernel.log"
 	fi
 fi
+
+# blktests, a subset that fits CI (make blktests runs both groups whole),
+# each test on upstream's pool and on the takeover; their verdicts count
+# here.  Why these tests: README.md, "blktests".
+blktests() { # KIND TESTS
+	local log=$out/blktests-$1.log p f
+
+	scripts/blktests.sh -t "$2" -o "$out/blktests-$1" "$1" >"$log" 2>&1
+	grep -E '^blktests:|^[a-z]+: blktests upstream:|^    ' "$log"
+	read -r p f <<<"$(tail -n 1 "$log" |
+		sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p')"
+	[ -n "$p" ] || { p=0; f=1; }
+	record "blktests:$1" "$p" "$f" "$log"
+}
+blktests stock "$BLKTESTS_STOCK"
+[ "$mode" = full ] && blktests debug "$BLKTESTS_DEBUG"
 
 echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]

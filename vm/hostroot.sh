@@ -13,6 +13,9 @@
 # qemu-exit are still there afterwards.  Sets $status.
 
 R=/newroot
+# From vm/init: fail(), and the kernel's kind.
+# shellcheck disable=SC2154
+: "$kind"
 
 hostroot_mount() { # FSTYPE SOURCE DIR [OPTIONS]
 	mount -t "$1" ${4:+-o "$4"} "$2" "$3" || fail "mount -t $1 $2 $3"

@@ -118,7 +118,11 @@ append="console=ttyS0,115200 loglevel=7 printk.time=1 nokaslr panic=-1"
 append+=" watchdog_thresh=60 rcupdate.rcu_cpu_stall_timeout=120"
 append+=" sysctl.kernel.hung_task_timeout_secs=30"
 append+=" cqpool_vm.kind=$kind"
-[[ -n $hostroot ]] && append+=" cqpool_vm.root=$hostroot"
+# The 9p shares are the guest's only PCI devices.  Their interrupt routing
+# comes from the BIOS's table, not ACPI's _PRT method: under TCG the debug
+# kernels' AML interpreter times out on it (AE_AML_LOOP_TIMEOUT, 30 s a
+# device) and leaves the devices without an interrupt.
+[[ -n $hostroot ]] && append+=" cqpool_vm.root=$hostroot pci=noacpi"
 [[ -n ${CQPOOL_VM_APPEND:-} ]] && append+=" $CQPOOL_VM_APPEND"
 
 # shellcheck disable=SC2054  # the commas are QEMU's

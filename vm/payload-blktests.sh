@@ -1,0 +1,110 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Runs inside the blktests VM (CQPOOL_VM_ROOT=host: the host's userland,
+# this payload dir at /mnt) as /mnt/run.sh, for scripts/blktests.sh.
+#
+# In the payload: blktests/ (the suite, built), tests (what to run, as
+# ./check takes it), mode (upstream or takeover) and, for takeover,
+# cqpool.ko and cqpool_takeover.ko, loaded before the first test.
+# Writes out/: check.log (./check's output), results/ (its -o), cq.log
+# (`rdma res show cq` once a second: "SECONDS OWNER CQS CQES" per owner)
+# and, for takeover, totals (cqpool's debugfs totals after the idle
+# timeout).  The exit status is non-zero only when the rig itself failed:
+# the tests' verdicts are for the host to read.
+set -u
+
+cd /mnt || exit 90
+mode=$(cat mode) || exit 90
+tests=$(cat tests) || exit 90
+out=/mnt/out
+KLP=/sys/kernel/livepatch/cqpool_takeover
+TOTALS=/sys/kernel/debug/cqpool/totals
+rm -rf "$out"
+mkdir -p "$out"
+[[ -x /mnt/blktests/check ]] || exit 90
+
+say() { echo "blktests-vm: $*"; }
+die() { say "$*"; exit 91; }
+
+# wait_for SECONDS CMD...: poll CMD every 0.1 s
+wait_for() {
+	local i=0 n=$(($1 * 10))
+
+	shift
+	until "$@"; do
+		i=$((i + 1))
+		((i < n)) || return 1
+		sleep 0.1
+	done
+}
+
+# blktests binds soft-RoCE to every Ethernet interface that has a carrier
+# and takes the target's address from one: a veth pair is two of them.
+ip link add v0 type veth peer name v1 || die "veth pair"
+if ! { ip addr add 10.99.0.1/24 dev v0 && ip addr add 10.99.0.2/24 dev v1 &&
+	ip link set v0 up && ip link set v1 up; }; then
+	die "veth addresses"
+fi
+wait_for 10 grep -qx 1 /sys/class/net/v0/carrier || die "v0 has no carrier"
+
+# udevd, as a distribution runs it: multipath-tools and nvme-cli find
+# devices through it.
+/lib/systemd/systemd-udevd --daemon || die "systemd-udevd"
+udevadm trigger --action=add >/dev/null 2>&1
+udevadm settle --timeout=60
+
+if [[ $mode == takeover ]]; then
+	modprobe rdma_cm || die "modprobe rdma_cm"
+	# A short idle timeout, so that the check of what is left after it
+	# costs seconds.
+	insmod /mnt/cqpool.ko idle_timeout_ms=5000 || die "insmod cqpool.ko"
+	insmod /mnt/cqpool_takeover.ko || die "insmod cqpool_takeover.ko"
+	wait_for 60 grep -qx 0 "$KLP/transition" ||
+		die "the takeover's livepatch transition did not finish"
+	grep -qx 1 "$KLP/enabled" || die "the takeover is not enabled"
+	say "cqpool and its takeover loaded"
+fi
+
+# CQs and entries per owner ("[cqpool]", "[ib_core]" for upstream's pool),
+# once a second, for the host's peaks.
+(
+	t0=$SECONDS
+	while :; do
+		rdma res show cq 2>/dev/null | awk -v t=$((SECONDS - t0)) '
+			{
+				for (i = 1; i < NF; i++) {
+					if ($i == "cqe")
+						cqe = $(i + 1)
+					if ($i == "comm")
+						comm = $(i + 1)
+				}
+				cqs[comm]++
+				cqes[comm] += cqe
+			}
+			END { for (c in cqs) print t, c, cqs[c], cqes[c] }'
+		sleep 1
+	done
+) >"$out/cq.log" 2>/dev/null &
+sampler=$!
+
+say "running ./check $tests ($mode)"
+# shellcheck disable=SC2086  # $tests: a list of tests and groups
+(
+	cd /mnt/blktests &&
+		USE_RXE=1 NVMET_TRTYPES=rdma ./check -o "$out/results" $tests
+) >"$out/check.log" 2>&1
+say "./check exited with status $?"
+kill "$sampler"
+wait "$sampler" 2>/dev/null
+
+if [[ $mode == takeover ]]; then
+	idle_ms=$(cat /sys/module/cqpool/parameters/idle_timeout_ms)
+	sleep $((idle_ms / 1000 + 5))
+	cat "$TOTALS" >"$out/totals" || die "no $TOTALS"
+	echo 0 >"$KLP/enabled"
+	wait_for 60 test ! -e "$KLP" || die "the takeover did not disable"
+	wait_for 10 rmmod cqpool_takeover || die "rmmod cqpool_takeover"
+	rmmod cqpool || die "rmmod cqpool"
+fi
+say "done"
