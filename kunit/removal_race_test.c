@@ -28,10 +28,11 @@
  * waits longer than the VMs' hung-task timeout (30 s) would be reported
  * as hung, so each ends after RACE_PER_ROUND removals or RACE_ROUND_S,
  * and there are rounds enough for a slow machine: one removal takes 1 to
- * 4 s there, the rounds after the target skip.
+ * 4 s there (200 of them at 4 s fill 40 rounds), the rounds after the
+ * target skip.
  */
 #define RACE_PER_ROUND		20
-#define RACE_ROUNDS		30
+#define RACE_ROUNDS		50
 #define RACE_ROUND_S		20
 
 /*
@@ -353,8 +354,9 @@ static void consumers_race_device_removal(struct kunit *test)
 }
 
 static const int race_rounds[RACE_ROUNDS] = {
-	1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15,
-	16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30,
+	1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17,
+	18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33,
+	34, 35, 36, 37, 38, 39, 40, 41, 42, 43, 44, 45, 46, 47, 48, 49, 50,
 };
 
 static void race_round_desc(const int *round, char *desc)

@@ -131,6 +131,8 @@ for kind in "$@"; do
 		verdict "blktests:$kind:build" 0 "see $out/kbuild-$kind.log"
 		continue
 	fi
+	: >"$out/$kind-upstream.tsv"
+	: >"$out/$kind-takeover.tsv"
 	for mode in upstream takeover; do
 		p=$out/payload-$kind-$mode
 		rm -rf "$p"
@@ -151,7 +153,6 @@ for kind in "$@"; do
 		rc=$?
 		verdict "blktests:$kind:$mode:clean-run" $((rc == 0)) \
 			"$(tail -n 1 "$out/vm-$kind-$mode.log")"
-		: >"$out/$kind-$mode.tsv"
 		[[ -f $p/out/check.log ]] && results "$p/out/check.log" >"$out/$kind-$mode.tsv"
 	done
 

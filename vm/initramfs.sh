@@ -5,8 +5,8 @@
 #   vm/initramfs.sh --print-stock-version
 #
 # KIND is "stock" (Debian's kernel: its RDMA, storage and veth modules are
-# copied in), "debug" or "kcsan" (vm/kernel.sh's kernels: their few loadable
-# modules are copied in, the rest is built in).
+# copied in), "debug" or "kcsan" (vm/kernel.sh's kernels: every module they
+# built is copied in).
 # The image holds busybox (applet symlinks), iproute2's ip (/usr/sbin/ip) and
 # rdma (/usr/bin/rdma), ibv_devices/ibv_devinfo with the rxe and siw
 # providers, their shared libraries, the qemu-exit helper (vm/exit.c),
