@@ -10,8 +10,8 @@
 #   vm:stock   kselftests in QEMU on the stock Debian kernel
 #   vm:debug   (full only) KUnit and kselftests on the debug kernel, with
 #              KASAN, kmemleak and lockdep
-#   vm:kcsan   (full only) the same on the KCSAN kernel; a data race fails
-#              only if it is in cqpool's code
+#   vm:kcsan   (full only) KUnit, the races and the ULP kselftests on the
+#              KCSAN kernel; a data race fails only if it is in cqpool's code
 #   blktests   a few of blktests' tests on upstream's pool and on the
 #              takeover, on the stock kernel (and the debug kernel)
 #
@@ -271,6 +271,11 @@ if [ "$mode" = full ]; then
 	if kcsan_dir=$(vm/kernel.sh kcsan 2>"$out/kcsan-kernel.log"); then
 		step build:kcsan kbuild kcsan "$kcsan_dir/build"
 		if payload kcsan build/kbuild-kcsan; then
+			# KUnit, the races, and the kselftests of the ULPs'
+			# paths through cqpool: the rest of the kselftests
+			# repeat the KUnit suites' code at CI's expense.
+			echo "removal_test takeover_cycle_test nvmeof_test" \
+				>build/payload-kcsan/only
 			vm kcsan build/payload-kcsan
 			races=$out/vm-kcsan/kcsan-other.log
 			[ -f "$races" ] &&
