@@ -23,7 +23,7 @@ static struct cqp_pool_stats pool_stats(struct kunit *test,
 {
 	struct cqp_pool_stats st;
 
-	KUNIT_EXPECT_EQ_MSG(test, cqpool_test_pool_stats(pool, &st), 0,
+	KUNIT_EXPECT_EQ_MSG(test, cqpool_pool_stats(pool, &st), 0,
 			    "the ledger's invariants are broken");
 	return st;
 }

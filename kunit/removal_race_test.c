@@ -382,3 +382,4 @@ kunit_test_suite(race_suite);
 MODULE_DESCRIPTION("KUnit: cqpool consumers racing device removal");
 MODULE_LICENSE("GPL");
 MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
+MODULE_IMPORT_NS(CQPOOL_HARNESS);

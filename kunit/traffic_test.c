@@ -260,7 +260,7 @@ static void rdma_cm_qps_complete_a_send_on_pooled_cqs(struct kunit *test)
 	/* Each QP got one pooled CQ for both directions. */
 	KUNIT_EXPECT_PTR_EQ(test, loop->client.id->qp->send_cq,
 			    loop->client.id->qp->recv_cq);
-	KUNIT_EXPECT_EQ(test, cqpool_test_pool_stats(loop->pool, &st), 0);
+	KUNIT_EXPECT_EQ(test, cqpool_pool_stats(loop->pool, &st), 0);
 	KUNIT_EXPECT_EQ(test, st.users, 2ULL);
 	KUNIT_EXPECT_EQ(test, st.reserved, 16ULL);
 

@@ -58,6 +58,7 @@
 
 #include "core/pool.h"
 #include "core/vectors.h"
+#include "cqpool_harness.h"
 
 /* Poll contexts a pool may use: the first three of enum ib_poll_context. */
 #define CQPOOL_NR_POLL_CTX	(IB_POLL_LAST_POOL_TYPE + 1)
@@ -138,7 +139,7 @@ struct cqpool {
 	enum ib_poll_context poll_ctx;
 	bool owned;
 	unsigned int flags;
-	char name[32];
+	char name[CQPOOL_NAME_MAX];
 	struct mutex lock;		/* see the lock order above */
 	struct cqp_pool *ledger;
 	struct list_head cqs;
@@ -212,7 +213,6 @@ extern struct workqueue_struct *cqpool_wq;
 int cqpool_devices_init(void);
 void cqpool_devices_exit(void);
 struct cqpool_dev *cqpool_dev_find(struct ib_device *ibdev);
-bool cqpool_device_served(struct ib_device *ibdev);
 void cqpool_dev_put(struct cqpool_dev *cdev);
 unsigned int cqpool_dev_nvec(struct cqpool_dev *cdev);
 void cqpool_devices_lock(void);
@@ -221,7 +221,6 @@ struct list_head *cqpool_devices_list(void);
 
 void cqpool_dev_remove_pools(struct cqpool_dev *cdev);
 struct cqpool_cq *cqpool_cq_of(struct ib_cq *cq);
-bool cqpool_pool_dying(struct cqpool *pool);
 const char *cqpool_poll_ctx_name(enum ib_poll_context ctx);
 
 void cqpool_events_init(struct cqpool_dev *cdev);
@@ -232,13 +231,8 @@ void cqpool_dispatch_device_event(struct cqpool_dev *cdev,
 void cqpool_cq_events_init(struct cqpool_cq *ccq);
 void cqpool_hook_attach(struct cqpool_cq *ccq, struct cqpool_hook *hook);
 void cqpool_hook_detach(struct cqpool_cq *ccq, struct cqpool_hook *hook);
-int cqpool_inject_event(const char *device, enum ib_event_type type);
 
 int cqpool_debugfs_init(void);
 void cqpool_debugfs_exit(void);
-
-int cqpool_chardev_init(void);
-void cqpool_chardev_exit(void);
-void cqpool_sessions_device_removed(struct ib_device *ibdev);
 
 #endif /* CQPOOL_INTERNAL_H */

@@ -8,6 +8,8 @@
 
 #include <linux/types.h>
 
+#include "cqpool_harness.h"
+
 struct ib_device;
 
 /**
@@ -24,16 +26,14 @@ int cqpool_test_device_info(struct ib_device *ibdev,
 			    struct cqpool_test_dev_info *info);
 
 struct cqpool;
-struct cqp_pool_stats;
 
-int cqpool_test_pool_stats(struct cqpool *pool, struct cqp_pool_stats *st);
 void cqpool_test_flush_reclaim(struct cqpool *pool);
 extern unsigned int cqpool_idle_timeout_ms;
 
 struct ib_event;
 
 int cqpool_test_dispatch(struct ib_device *dev, const struct ib_event *event);
-/* The harness's (conn.c): the IPv4 address of the netdev under @dev. */
+/* cqpool_harness.ko's (harness/conn.c): the IPv4 address of the netdev under @dev. */
 __be32 cqpool_device_ipv4(struct ib_device *dev);
 
 #endif /* CQPOOL_TEST_H */

@@ -88,6 +88,7 @@ bool cqpool_device_served(struct ib_device *ibdev)
 	cqpool_dev_put(cdev);
 	return true;
 }
+EXPORT_SYMBOL_NS_GPL(cqpool_device_served, CQPOOL_HARNESS);
 
 static void cqpool_dev_release(struct kref *ref)
 {
@@ -187,6 +188,36 @@ out_free:
 	return ret;
 }
 
+static BLOCKING_NOTIFIER_HEAD(cqpool_removal_chain);
+
+/**
+ * cqpool_register_removal_notifier() - hear of each device's removal
+ * @nb: called with the ib_device as data (see cqpool_harness.h)
+ *
+ * Context: process context.
+ * Return: 0.
+ */
+int cqpool_register_removal_notifier(struct notifier_block *nb)
+{
+	return blocking_notifier_chain_register(&cqpool_removal_chain, nb);
+}
+EXPORT_SYMBOL_NS_GPL(cqpool_register_removal_notifier, CQPOOL_HARNESS);
+
+/**
+ * cqpool_unregister_removal_notifier() - stop hearing of removals
+ * @nb: registered with cqpool_register_removal_notifier()
+ *
+ * Returns once no removal is calling @nb.
+ *
+ * Context: process context; may sleep.
+ * Return: 0, or -ENOENT if @nb was not registered.
+ */
+int cqpool_unregister_removal_notifier(struct notifier_block *nb)
+{
+	return blocking_notifier_chain_unregister(&cqpool_removal_chain, nb);
+}
+EXPORT_SYMBOL_NS_GPL(cqpool_unregister_removal_notifier, CQPOOL_HARNESS);
+
 /*
  * Never waits for a consumer (see "Lifetimes"): what is still out keeps
  * the record, and through it the ib_device, until it is given back.
@@ -197,7 +228,7 @@ static void cqpool_remove_one(struct ib_device *ibdev, void *client_data)
 
 	xa_erase(&cqpool_devs, ibdev->index);
 	cqpool_events_removal(cdev);
-	cqpool_sessions_device_removed(ibdev);
+	blocking_notifier_call_chain(&cqpool_removal_chain, 0, ibdev);
 	cqpool_dev_remove_pools(cdev);
 	cqpool_events_exit(cdev);
 	cqpool_dev_put(cdev);

@@ -239,15 +239,17 @@ void cqpool_events_exit(struct cqpool_dev *cdev)
  * device, whose unregistration waits for that.
  *
  * Context: process context; may sleep.
- * Return: 0, -EINVAL without a handler, -ENODEV if cqpool does not (or no
- * longer) serve the device.
+ * Return: 0, -EINVAL without a handler or with a mask bit past the last
+ * event ib_core has (IB_EVENT_WQ_FATAL), -ENODEV if cqpool does not (or
+ * no longer) serve the device.
  */
 int cqpool_register_event_handler(struct cqpool_event_handler *h)
 {
 	struct cqpool_dev *cdev;
 	int ret = 0;
 
-	if (!h->handler || !h->device)
+	if (!h->handler || !h->device ||
+	    (h->event_mask & ~GENMASK_ULL(IB_EVENT_WQ_FATAL, 0)))
 		return -EINVAL;
 	cdev = cqpool_dev_find(h->device);
 	if (!cdev)
@@ -328,6 +330,7 @@ int cqpool_inject_event(const char *device, enum ib_event_type type)
 	ib_device_put(event.device);
 	return ret;
 }
+EXPORT_SYMBOL_NS_GPL(cqpool_inject_event, CQPOOL_HARNESS);
 
 /**
  * cqpool_test_dispatch() - deliver an unaffiliated event, for KUnit

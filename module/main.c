@@ -17,13 +17,8 @@ static int __init cqpool_init(void)
 	ret = cqpool_devices_init();
 	if (ret)
 		goto out_debugfs;
-	ret = cqpool_chardev_init();
-	if (ret)
-		goto out_devices;
 	return 0;
 
-out_devices:
-	cqpool_devices_exit();
 out_debugfs:
 	cqpool_debugfs_exit();
 	return ret;
@@ -31,7 +26,6 @@ out_debugfs:
 
 static void __exit cqpool_exit(void)
 {
-	cqpool_chardev_exit();
 	cqpool_devices_exit();
 	cqpool_debugfs_exit();
 }

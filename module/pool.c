@@ -205,7 +205,33 @@ bool cqpool_pool_dying(struct cqpool *pool)
 {
 	return READ_ONCE(pool->dying);
 }
-EXPORT_SYMBOL_IF_KUNIT(cqpool_pool_dying);
+EXPORT_SYMBOL_NS_GPL(cqpool_pool_dying, CQPOOL_HARNESS);
+
+/**
+ * cqpool_cq_dying() - whether a CQ of cqpool's is on a dying pool
+ * @cq: a CQ reserved from cqpool, held by the caller
+ *
+ * Context: any context.
+ * Return: true once the pool @cq belongs to takes no more gets.
+ */
+bool cqpool_cq_dying(struct ib_cq *cq)
+{
+	return cqpool_pool_dying(cqpool_cq_of(cq)->pool);
+}
+EXPORT_SYMBOL_NS_GPL(cqpool_cq_dying, CQPOOL_HARNESS);
+
+/**
+ * cqpool_pool_device() - the RDMA device of a pool
+ * @pool: the pool, held by the caller
+ *
+ * Context: any context.
+ * Return: the device, which @pool holds, also after its removal.
+ */
+struct ib_device *cqpool_pool_device(struct cqpool *pool)
+{
+	return pool->cdev->ibdev;
+}
+EXPORT_SYMBOL_NS_GPL(cqpool_pool_device, CQPOOL_HARNESS);
 
 /* The idle timeout, or none at all once the pool's device is going. */
 static u64 cqpool_pool_idle_ns(struct cqpool *pool)
@@ -315,6 +341,25 @@ struct cqpool *cqpool_device_pool(struct ib_device *dev,
 }
 EXPORT_SYMBOL_GPL(cqpool_device_pool);
 
+/*
+ * A name goes to debugfs and the log as it is: nothing that could move a
+ * terminal's cursor or forge a line.
+ */
+static bool cqpool_name_ok(const char *name)
+{
+	size_t i, len;
+
+	if (!name)
+		return true;
+	len = strnlen(name, CQPOOL_NAME_MAX);
+	if (len == CQPOOL_NAME_MAX)
+		return false;
+	for (i = 0; i < len; i++)
+		if (name[i] < 0x20 || name[i] > 0x7e)
+			return false;
+	return true;
+}
+
 /**
  * cqpool_create() - create a pool owned by the caller
  * @dev: an RDMA device, held by the caller
@@ -327,8 +372,9 @@ EXPORT_SYMBOL_GPL(cqpool_device_pool);
  *
  * Context: process context; may sleep.
  * Return: the pool, ERR_PTR(-EINVAL) for a bad attribute (poll context,
- * unknown flag, @attr->cq_size above the device's max_cqe or
- * @attr->max_cqs above its max_cq), ERR_PTR(-ENODEV), ERR_PTR(-ENOMEM).
+ * unknown flag, a name too long or not printable, @attr->cq_size above
+ * the device's max_cqe or @attr->max_cqs above its max_cq),
+ * ERR_PTR(-ENODEV), ERR_PTR(-ENOMEM).
  */
 struct cqpool *cqpool_create(struct ib_device *dev,
 			     const struct cqpool_attr *attr)
@@ -337,7 +383,7 @@ struct cqpool *cqpool_create(struct ib_device *dev,
 	struct cqpool *pool;
 
 	if (!attr || !cqpool_poll_ctx_ok(attr->poll_ctx) ||
-	    (attr->flags & ~CQPOOL_F_ALL) ||
+	    (attr->flags & ~CQPOOL_F_ALL) || !cqpool_name_ok(attr->name) ||
 	    attr->cq_size > dev->attrs.max_cqe ||
 	    attr->max_cqs > dev->attrs.max_cq)
 		return ERR_PTR(-EINVAL);
@@ -495,7 +541,7 @@ static int cqpool_grow(struct cqpool *pool, const struct cqp_plan *plan)
  *
  * Context: process context; may sleep.
  * Return: the CQ, or ERR_PTR(-EINVAL) if @nr_cqe is 0 or larger than a
- * CQ of this pool or @hook has no handler, ERR_PTR(-ENOSPC) if the pool
+ * CQ of this pool, @vector_hint is below -1 or @hook has no handler, ERR_PTR(-ENOSPC) if the pool
  * is at its CQ limit, ERR_PTR(-ENODEV) if the device is going away, or
  * the error of the verb that failed to grow the pool (the pool is then as
  * it was).
@@ -511,7 +557,7 @@ struct ib_cq *cqpool_cq_get(struct cqpool *pool, unsigned int nr_cqe,
 	int ret, grown;
 
 	if (!nr_cqe || nr_cqe > cdev->ibdev->attrs.max_cqe ||
-	    (hook && !hook->handler))
+	    vector_hint < -1 || (hook && !hook->handler))
 		return ERR_PTR(-EINVAL);
 
 	/* Charged as it is picked: a concurrent get sees the load. */
@@ -646,14 +692,14 @@ void cqpool_cq_put(struct ib_cq *cq, unsigned int nr_cqe,
 EXPORT_SYMBOL_GPL(cqpool_cq_put);
 
 /**
- * cqpool_test_pool_stats() - totals of a pool, for KUnit
+ * cqpool_pool_stats() - totals of a pool, for KUnit and the harness
  * @pool: the pool
  * @st: filled in
  *
  * Context: process context; takes the pool's lock.
  * Return: cqp_pool_check() of the ledger: 0 when every invariant holds.
  */
-int cqpool_test_pool_stats(struct cqpool *pool, struct cqp_pool_stats *st)
+int cqpool_pool_stats(struct cqpool *pool, struct cqp_pool_stats *st)
 {
 	int ret;
 
@@ -663,7 +709,7 @@ int cqpool_test_pool_stats(struct cqpool *pool, struct cqp_pool_stats *st)
 	mutex_unlock(&pool->lock);
 	return ret;
 }
-EXPORT_SYMBOL_IF_KUNIT(cqpool_test_pool_stats);
+EXPORT_SYMBOL_NS_GPL(cqpool_pool_stats, CQPOOL_HARNESS);
 
 /**
  * cqpool_test_flush_reclaim() - run a pool's idle reclaim now, for KUnit

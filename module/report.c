@@ -101,6 +101,7 @@ void cqpool_upstream_count(struct ib_device *ibdev, int ctx,
 	}
 	spin_unlock_irq(&ibdev->cq_pools_lock);
 }
+EXPORT_SYMBOL_NS_GPL(cqpool_upstream_count, CQPOOL_HARNESS);
 
 /**
  * cqpool_report() - walk every device, pool and CQ cqpool holds
@@ -148,3 +149,4 @@ void cqpool_report(struct cqpool_report *r)
 	}
 	cqpool_devices_unlock();
 }
+EXPORT_SYMBOL_NS_GPL(cqpool_report, CQPOOL_HARNESS);

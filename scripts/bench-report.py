@@ -466,7 +466,7 @@ def markdown(res):
                 c["qps"], rcell(c.get("ratio_upstream")), rcell(c.get("ratio_perqp"))))
         w("")
         w("**Completions per CQ poll** (batching) is not reported: completions are")
-        w("counted in the `ib_cqe` done callbacks (`module/traffic.c`), and the poll loop")
+        w("counted in the `ib_cqe` done callbacks (`harness/traffic.c`), and the poll loop")
         w("that calls them (`ib_poll_handler()` / `ib_cq_poll_work()` in the RDMA core) is")
         w("not cqpool's, so the number of polls is not visible without a kernel-side")
         w("change (see *Notes*).")
@@ -591,7 +591,7 @@ def notes(s, tg):
              "medians over alternating rounds cancel drift, not the emulation.")
     n.append("Completions per CQ poll would need the poll loop counted: e.g. a per-CQ "
              "count of poll passes (a generation bumped from the CQ's `comp_handler`, "
-             "which runs once per arm/interrupt, compared in module/traffic.c's done "
+             "which runs once per arm/interrupt, compared in harness/traffic.c's done "
              "callback), returned in `struct cqpool_traffic` (a new `polls` field in "
              "include/uapi/linux/cqpool.h) and printed by `cqpoolctl run`.")
     return n

@@ -29,7 +29,8 @@ make -s -C userspace cqpoolctl
 
 rm -rf "$payload" "$work/vm"
 mkdir -p "$payload"
-cp build/kbuild-stock/cqpool.ko build/userspace/cqpoolctl "$payload/"
+cp build/kbuild-stock/cqpool.ko build/kbuild-stock/cqpool_harness.ko \
+	build/userspace/cqpoolctl "$payload/"
 cp vm/payload-bench.sh "$payload/run.sh"
 echo "BENCH_ROUNDS=$rounds" >"$payload/bench.env"
 

@@ -72,6 +72,24 @@ kbuild() {
 	no_warnings "$out/kbuild-$1" scripts/kbuild.sh "$1" "$2" W=1
 }
 
+# kernel_doc_clean: kernel-doc finds nothing wrong, and every exported
+# function of the modules has a kernel-doc comment
+kernel_doc_clean() {
+	local f sym bad=0
+
+	perl "$src/scripts/kernel-doc" -none -Werror module/*.c harness/*.c \
+		takeover/*.c include/cqpool/*.h || return 1
+	for f in module/*.c harness/*.c takeover/*.c; do
+		for sym in $(sed -n 's/^EXPORT_SYMBOL[A-Z_]*(\([a-z0-9_]*\)[,)].*/\1/p' "$f"); do
+			# An exported variable is documented where it is declared.
+			grep -q "^[a-z].* $sym\( = .*\)\?;$" "$f" && continue
+			grep -q "^ \* $sym() - " "$f" ||
+				{ echo "$f: $sym is exported without kernel-doc"; bad=1; }
+		done
+	done
+	return $bad
+}
+
 sparse_clean() {
 	scripts/kbuild.sh "$1" "$2" C=2 >"$out/sparse.raw" 2>&1 || return 1
 	cat "$out/sparse.raw"
@@ -208,9 +226,10 @@ if ! src=$(vm/kernel.sh source 2>"$out/source.log"); then
 fi
 
 step lint:checkpatch perl "$src/scripts/checkpatch.pl" --strict --no-tree \
-	--quiet --show-types -f module/*.c module/*.h takeover/*.c \
-	kunit/*.c kunit/*.h \
+	--quiet --show-types -f module/*.c module/*.h harness/*.c harness/*.h \
+	takeover/*.c kunit/*.c kunit/*.h \
 	include/cqpool/*.h include/uapi/linux/*.h selftests/*.c selftests/*.h
+step lint:kernel-doc kernel_doc_clean
 
 stock_ver=$(vm/run.sh --print-stock-version)
 stock_kdir=/usr/src/linux-headers-$stock_ver

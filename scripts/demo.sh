@@ -20,7 +20,8 @@ make -s -C selftests KSFT_DIR="$(vm/kernel.sh source)/tools/testing/selftests" \
 
 rm -rf "$payload"
 mkdir -p "$payload"
-cp build/kbuild-stock/cqpool.ko build/kbuild-stock/cqpool_takeover.ko \
+cp build/kbuild-stock/cqpool.ko build/kbuild-stock/cqpool_harness.ko \
+	build/kbuild-stock/cqpool_takeover.ko \
 	build/selftests/workload_test build/selftests/nvmeof_test \
 	build/userspace/cqpoolctl "$payload/"
 cp vm/payload-demo.sh "$payload/run.sh"

@@ -14,6 +14,7 @@ dir=$top/build/kbuild-$kind
 
 mkdir -p "$dir"
 rsync -a --delete --exclude="*.o" --exclude=".*.cmd" --exclude="*.ko" \
-	"$top/Kbuild" "$top/module" "$top/include" "$top/kunit" "$top/takeover" \
+	"$top/Kbuild" "$top/module" "$top/harness" "$top/include" "$top/kunit" \
+	"$top/takeover" \
 	"$dir/"
 make -C "$kdir" M="$dir" "$@" modules

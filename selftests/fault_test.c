@@ -165,4 +165,163 @@ TEST_F(fault, every_allocation_of_shared_pool_paths_may_fail)
 	EXPECT_GT(MAX_POINTS - 1, n) TH_LOG("never ran out of points");
 }
 
+/*
+ * The sweep over every command: each runs with a valid argument, and,
+ * when it made something, is undone.  0, or -1 with errno.
+ */
+static int op_pool(int fd)
+{
+	struct cqpool_pool_create c;
+
+	pool_attr(&c);
+	if (ioctl(fd, CQPOOL_IOC_POOL_CREATE, &c))
+		return -1;
+	return pool_destroy(fd, c.id);
+}
+
+static int op_get_hooked(int fd)
+{
+	struct cqpool_cq_get g;
+
+	if (shared_get_flags(fd, 64, -1, CQPOOL_CQ_GET_HOOK, &g))
+		return -1;
+	return put(fd, g.id);
+}
+
+static int op_get_upstream(int fd)
+{
+	struct cqpool_cq_get g = {
+		.size = sizeof(g),
+		.flags = CQPOOL_CQ_GET_UPSTREAM,
+		.poll_ctx = CQPOOL_POLL_SOFTIRQ,
+		.nr_cqe = 64,
+		.vector_hint = -1,
+	};
+
+	strcpy(g.device, "rxe0");
+	if (ioctl(fd, CQPOOL_IOC_CQ_GET, &g))
+		return -1;
+	return put(fd, g.id);
+}
+
+static int op_watch(int fd)
+{
+	struct cqpool_events_watch w = { .size = sizeof(w) };
+	struct cqpool_destroy d = { .size = sizeof(d) };
+
+	strcpy(w.device, "rxe0");
+	if (ioctl(fd, CQPOOL_IOC_EVENTS_WATCH, &w))
+		return -1;
+	d.id = w.id;
+	return ioctl(fd, CQPOOL_IOC_EVENTS_UNWATCH, &d);
+}
+
+static int op_list(int fd)
+{
+	struct cqpool_cq_info info[8];
+	struct cqpool_list l = {
+		.size = sizeof(l),
+		.what = CQPOOL_LIST_CQS,
+		.entry_size = sizeof(info[0]),
+		.count = 8,
+		.entries = (__u64)(unsigned long)info,
+	};
+
+	return ioctl(fd, CQPOOL_IOC_LIST, &l);
+}
+
+static int op_conn_traffic(int fd)
+{
+	struct cqpool_conn_create c;
+	struct cqpool_traffic t = {
+		.size = sizeof(t),
+		.op = CQPOOL_OP_SEND,
+		.msg_size = 64,
+		.depth = 4,
+		.count = 8,
+	};
+	struct cqpool_destroy d = { .size = sizeof(d) };
+	int ret;
+
+	conn_attr(&c, "rxe0", CQPOOL_CQ_POOL);
+	if (ioctl(fd, CQPOOL_IOC_CONN_CREATE, &c))
+		return -1;
+	t.conn_id = c.id;
+	ret = ioctl(fd, CQPOOL_IOC_TRAFFIC, &t);
+	d.id = c.id;
+	if (ioctl(fd, CQPOOL_IOC_CONN_DESTROY, &d))
+		return -1;
+	return ret;
+}
+
+static int op_bench(int fd)
+{
+	struct cqpool_bench b = {
+		.size = sizeof(b),
+		.kind = CQPOOL_BENCH_STORM,
+		.cq_mode = CQPOOL_CQ_POOL,
+		.poll_ctx = CQPOOL_POLL_WORKQUEUE,
+		.nr_cqe = 33,
+		.iterations = 16,
+	};
+
+	strcpy(b.device, "rxe0");
+	return ioctl(fd, CQPOOL_IOC_BENCH, &b);
+}
+
+static const struct {
+	const char *name;
+	int (*op)(int fd);
+} sweep[] = {
+	{ "POOL_CREATE+DESTROY", op_pool },
+	{ "CQ_GET(shared, hook)+PUT", op_get_hooked },
+	{ "CQ_GET(upstream)+PUT", op_get_upstream },
+	{ "EVENTS_WATCH+UNWATCH", op_watch },
+	{ "LIST(cqs)", op_list },
+	{ "CONN_CREATE+TRAFFIC+DESTROY", op_conn_traffic },
+	{ "BENCH(storm)", op_bench },
+};
+
+/*
+ * Every command, with every allocation of its path failing in turn: a
+ * clean errno, and nothing left behind.
+ */
+TEST_F_TIMEOUT(fault, every_command_fails_cleanly_at_every_point, 900)
+{
+	unsigned int i, n, points, total = 0;
+
+	if (!fault_injection())
+		SKIP(return, "kernel without FAULT_INJECTION/FAILSLAB");
+
+	for (i = 0; i < ARRAY_SIZE(sweep); i++) {
+		points = 0;
+		for (n = 1; n < MAX_POINTS; n++) {
+			int ret, e, left;
+
+			ASSERT_EQ(0, set_fail_nth(n));
+			ret = sweep[i].op(self->fd);
+			e = errno;
+			left = fail_nth_left();
+			/* ENOBUFS: what the CM says when its allocation fails. */
+			if (ret)
+				EXPECT_TRUE(e == ENOMEM || e == ENOBUFS ||
+					    e == ENODEV || e == ECONNREFUSED ||
+					    e == EIO || e == ETIMEDOUT ||
+					    e == ENOTCONN)
+					TH_LOG("%s, n=%u: errno %d", sweep[i].name,
+					       n, e);
+			check_clean(_metadata, n);
+			if (left)
+				break;
+			points++;
+		}
+		ksft_print_msg("%s: %u fault points\n", sweep[i].name, points);
+		EXPECT_GT(MAX_POINTS - 1, n) TH_LOG("%s never ran out of points",
+						    sweep[i].name);
+		total += points;
+	}
+	ksft_print_msg("%u (command, n) fault points exercised\n", total);
+	EXPECT_LT(20, total);
+}
+
 TEST_HARNESS_MAIN

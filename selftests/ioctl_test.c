@@ -30,7 +30,7 @@ FIXTURE(dev) {
 FIXTURE_SETUP(dev)
 {
 	self->fd = open(CQPOOL_DEVICE_PATH, O_RDWR | O_CLOEXEC);
-	ASSERT_LE(0, self->fd) TH_LOG("open %s: %s (is cqpool.ko loaded?)",
+	ASSERT_LE(0, self->fd) TH_LOG("open %s: %s (is cqpool_harness.ko loaded?)",
 				      CQPOOL_DEVICE_PATH, strerror(errno));
 	memset(&self->v, 0, sizeof(self->v));
 	self->v.size = sizeof(self->v);
@@ -137,8 +137,8 @@ TEST_F(dev, unmapped_argument_is_efault)
 /* ioctl of command @i with a @size-byte argument @arg: errno, or 0. */
 static int try_cmd(int fd, unsigned int i, unsigned int size, void *arg)
 {
-	unsigned long cmd = _IOC(_IOC_READ | _IOC_WRITE, CQPOOL_IOC_MAGIC,
-				 cmds[i].nr, size);
+	unsigned long cmd = _IOC(cmds[i].dir, CQPOOL_IOC_MAGIC, cmds[i].nr,
+				 size);
 
 	if (arg)
 		memcpy(arg, &size, sizeof(size));
@@ -178,7 +178,7 @@ TEST_F(dev, every_command_refuses_malformed_arguments)
 		memset(arg, 0, sizeof(arg));
 		memcpy(arg, &size, sizeof(size));
 		size += 8;
-		EXPECT_EQ(EINVAL, ioctl(self->fd, _IOC(_IOC_READ | _IOC_WRITE,
+		EXPECT_EQ(EINVAL, ioctl(self->fd, _IOC(cmds[i].dir,
 						       CQPOOL_IOC_MAGIC,
 						       cmds[i].nr, size),
 					arg) ? errno : 0)

@@ -229,23 +229,28 @@ void conn_attr(struct cqpool_conn_create *c, const char *dev,
 	c->msg_size = 4096;
 }
 
-/* In number order: cmds[nr].nr == nr. */
-#define CMD(nr, type) { nr, #type, sizeof(struct type), \
-			offsetof(struct type, reserved) }
+/*
+ * In number order: cmds[nr].nr == nr.  A command without output is _IOW
+ * (W), one that writes its argument back _IOWR (RW).
+ */
+#define W	_IOC_WRITE
+#define RW	(_IOC_READ | _IOC_WRITE)
+#define CMD(nr, type, dir) { nr, #type, sizeof(struct type), \
+			     offsetof(struct type, reserved), dir }
 
 const struct cmd_info cmds[NR_CMDS] = {
-	CMD(0x00, cqpool_version),
-	CMD(0x01, cqpool_pool_create),
-	CMD(0x02, cqpool_destroy),
-	CMD(0x03, cqpool_cq_get),
-	CMD(0x04, cqpool_destroy),
-	CMD(0x05, cqpool_events_watch),
-	CMD(0x06, cqpool_destroy),
-	CMD(0x07, cqpool_events_read),
-	CMD(0x08, cqpool_list),
-	CMD(0x09, cqpool_conn_create),
-	CMD(0x0a, cqpool_destroy),
-	CMD(0x0b, cqpool_traffic),
-	CMD(0x0c, cqpool_trigger),
-	CMD(0x0d, cqpool_bench),
+	CMD(0x00, cqpool_version, RW),
+	CMD(0x01, cqpool_pool_create, RW),
+	CMD(0x02, cqpool_destroy, W),
+	CMD(0x03, cqpool_cq_get, RW),
+	CMD(0x04, cqpool_destroy, W),
+	CMD(0x05, cqpool_events_watch, RW),
+	CMD(0x06, cqpool_destroy, W),
+	CMD(0x07, cqpool_events_read, RW),
+	CMD(0x08, cqpool_list, RW),
+	CMD(0x09, cqpool_conn_create, RW),
+	CMD(0x0a, cqpool_destroy, W),
+	CMD(0x0b, cqpool_traffic, RW),
+	CMD(0x0c, cqpool_trigger, W),
+	CMD(0x0d, cqpool_bench, RW),
 };

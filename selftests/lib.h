@@ -78,6 +78,7 @@ struct cmd_info {
 	const char *type;
 	unsigned int size;
 	unsigned int reserved;
+	unsigned int dir;	/* _IOC_WRITE, with _IOC_READ if it has output */
 };
 
 #define NR_CMDS		14

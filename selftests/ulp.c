@@ -210,11 +210,31 @@ const char *takeover_ko(void)
 	return payload_file(path, sizeof(path), "cqpool_takeover.ko");
 }
 
-const char *cqpool_ko(void)
+/* Inserts the payload's MOD.ko unless MOD is loaded: 0, or -1. */
+static int module_load(const char *mod)
 {
-	static char path[256];
+	char path[256], name[64];
 
-	return payload_file(path, sizeof(path), "cqpool.ko");
+	snprintf(name, sizeof(name), "/sys/module/%s", mod);
+	if (!access(name, F_OK))
+		return 0;
+	snprintf(name, sizeof(name), "%s.ko", mod);
+	return sh("insmod %s", payload_file(path, sizeof(path), name)) ? -1 : 0;
+}
+
+int cqpool_load(void)
+{
+	return module_load("cqpool") || module_load("cqpool_harness") ? -1 : 0;
+}
+
+int cqpool_unload(void)
+{
+	if (!access("/sys/module/cqpool_harness", F_OK) &&
+	    sh_bounded(30, "rmmod cqpool_harness"))
+		return -1;
+	if (sh_bounded(30, "rmmod cqpool"))
+		return -1;
+	return access("/sys/module/cqpool", F_OK) ? 0 : -1;
 }
 
 const char *takeover_missing(void)

@@ -54,8 +54,13 @@ int rxe_active(void);
 /* What the takeover needs that this kernel or payload lacks, or NULL. */
 const char *takeover_missing(void);
 const char *takeover_ko(void);
-/* The payload's cqpool.ko, which the VM's payload script loaded. */
-const char *cqpool_ko(void);
+/*
+ * Loads the payload's cqpool.ko and cqpool_harness.ko (which the VM's
+ * payload script loaded first), whichever of them is not loaded.
+ */
+int cqpool_load(void);
+/* Unloads both, the harness first: 0, or -1 if cqpool.ko stayed. */
+int cqpool_unload(void);
 /* Loads cqpool_takeover.ko and waits for the patch transition to end. */
 int takeover_load(void);
 /* Disables the livepatch and waits for the unpatch to be complete. */

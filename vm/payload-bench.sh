@@ -40,6 +40,7 @@ bench() { # NAME ARGS...: one JSON line
 }
 
 insmod /payload/cqpool.ko || exit 10
+insmod /payload/cqpool_harness.ko || exit 10
 # cqpool frees idle CQs after this; the default (30 s) would make the
 # memory scenario wait 30 s per round.
 echo 2000 >/sys/module/cqpool/parameters/idle_timeout_ms
@@ -94,5 +95,5 @@ for pairs in 32 128; do
 	done
 done
 
-rmmod cqpool
+rmmod cqpool_harness cqpool
 exit $status

@@ -12,6 +12,7 @@
 out=${CQPOOL_RESULTS:-/dev/stdout}
 
 insmod /payload/cqpool.ko || exit 10
+insmod /payload/cqpool_harness.ko || exit 10
 {
 	echo "== RDMA links (rdma link show)"
 	/usr/bin/rdma link show
@@ -35,4 +36,4 @@ insmod /payload/cqpool.ko || exit 10
 	/payload/cqpoolctl run --mode all --profile nvme-rdma \
 		--connections 64 --device rxe0 --seconds 3 2>/dev/null
 } >"$out" 2>&1
-rmmod cqpool
+rmmod cqpool_harness cqpool

@@ -2,10 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Runs inside the test VM as /payload/run.sh (vm/init calls it once the
-# RDMA links are up): loads cqpool.ko, runs the KUnit module where the
-# kernel has KUnit, then every kselftest, then unloads and (debug kernel)
-# asks kmemleak.  kselftest results go to $CQPOOL_RESULTS in sections the
-# host splits:
+# RDMA links are up): loads cqpool.ko and cqpool_harness.ko, runs the
+# KUnit module where the kernel has KUnit, then every kselftest, then
+# unloads and (debug kernel) asks kmemleak.  kselftest results go to
+# $CQPOOL_RESULTS in sections the host splits:
 #   @@begin NAME / @@end NAME rc=N
 # The exit status is non-zero when anything failed.
 
@@ -39,10 +39,14 @@ for m in nvmet_rdma nvme_rdma ib_srpt ib_srp ib_isert ib_iser \
 	modprobe -q "$m" 2>/dev/null
 done
 
-if ! insmod /payload/cqpool.ko; then
-	echo "cqpool-vm: insmod cqpool.ko failed"
-	exit 10
-fi
+# The library, then the harness that /dev/cqpool and the KUnit module
+# need.
+for m in cqpool cqpool_harness; do
+	if ! insmod /payload/$m.ko; then
+		echo "cqpool-vm: insmod $m.ko failed"
+		exit 10
+	fi
+done
 
 # KUnit runs the suites while the module loads and prints their KTAP to
 # the kernel log; the host takes it from the console between the markers.
@@ -97,10 +101,12 @@ for t in /payload/selftests/*; do
 		echo "cqpool-fault-injection-end" >/dev/kmsg
 done
 
-if ! rmmod cqpool; then
-	echo "cqpool-vm: rmmod cqpool failed"
-	status=1
-fi
+for m in cqpool_harness cqpool; do
+	if ! rmmod $m; then
+		echo "cqpool-vm: rmmod $m failed"
+		status=1
+	fi
+done
 
 if [ -w "$leaks" ]; then
 	# kmemleak reports an object only once it has been unreferenced

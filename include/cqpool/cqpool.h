@@ -65,13 +65,17 @@ enum {
 	CQPOOL_F_ALL = CQPOOL_F_NO_SHRINK | CQPOOL_F_NO_RESIZE,
 };
 
+/* Room for a pool's name, with its NUL. */
+#define CQPOOL_NAME_MAX		64
+
 /**
  * struct cqpool_attr - a pool owned by one consumer
  * @poll_ctx: IB_POLL_SOFTIRQ, IB_POLL_WORKQUEUE or IB_POLL_UNBOUND_WORKQUEUE
  * @cq_size: entries per CQ; 0 to size CQs to demand
  * @max_cqs: most CQs the pool may hold; 0 for no limit but the device's
  * @flags: CQPOOL_F_*
- * @name: shown in debugfs; copied
+ * @name: shown in debugfs; copied.  Printable ASCII, shorter than
+ *	CQPOOL_NAME_MAX; NULL for "<device>/<poll context>"
  */
 struct cqpool_attr {
 	enum ib_poll_context poll_ctx;

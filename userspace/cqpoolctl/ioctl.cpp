@@ -31,7 +31,8 @@ std::string describe(const Error &e)
 	const std::string what = e.what;
 
 	if (e.err == ENOENT && what == "open")
-		return "cqpool is not loaded: run `modprobe cqpool` (or `insmod cqpool.ko`)";
+		return "cqpool's harness is not loaded: run `modprobe cqpool_harness` "
+		       "(or `insmod cqpool.ko`, then `insmod cqpool_harness.ko`)";
 	if (e.err == EACCES || e.err == EPERM)
 		return what + ": needs root (CAP_SYS_ADMIN)";
 	if (e.err == ENODEV)

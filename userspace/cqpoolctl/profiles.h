@@ -29,6 +29,7 @@ struct QueueSpec {
 	int fixed_vector;	// without @spread: the vector, or -1
 	uint32_t poll_ctx;	// enum cqpool_poll_ctx the ULP uses
 	bool clamped;		// send or recv depth cut to CQPOOL_MAX_DEPTH
+	bool trimmed;		// recv depth cut so that both queues fit nr_cqe
 };
 
 struct ProfileParams {

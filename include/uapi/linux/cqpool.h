@@ -16,11 +16,17 @@
  *
  * Errors: ENOTTY unknown command; EINVAL bad size, flag, reserved field or
  * value; E2BIG a larger struct with a non-zero tail; EFAULT bad pointer;
- * ENODEV no such RDMA device; ENOENT no such id on this file descriptor;
- * EBUSY a pool with reservations, or upstream's pool taken over by cqpool;
- * ENOSPC CQPOOL_MAX_FD_OBJECTS or CQPOOL_MAX_FD_BYTES reached, or the pool
- * at its CQ limit; ENOTCONN a broken connection; ETIMEDOUT traffic that
- * did not complete; EOPNOTSUPP a trigger the device has no way to raise.
+ * EPERM a caller without CAP_SYS_ADMIN, or DEVICE_FATAL without
+ * event_injection; ENODEV no such RDMA device; ENOENT no such id on this
+ * file descriptor; EBUSY a pool with reservations, upstream's pool taken
+ * over by cqpool, a connection a TRAFFIC runs on (destroy, trigger), or a
+ * TRAFFIC while another runs on the same file descriptor; ENOSPC
+ * CQPOOL_MAX_FD_OBJECTS or CQPOOL_MAX_FD_BYTES reached (or their limits
+ * across file descriptors), the pool at its CQ limit, or a BENCH larger
+ * than CQPOOL_BENCH_MAX_CQES; EAGAIN a BENCH whose prefill the pools
+ * placed differently; ENOTCONN a broken connection; ETIMEDOUT traffic
+ * that did not complete; EINTR a TRAFFIC or BENCH whose caller was
+ * killed; EOPNOTSUPP a trigger the device has no way to raise.
  */
 #ifndef _UAPI_LINUX_CQPOOL_H
 #define _UAPI_LINUX_CQPOOL_H
@@ -32,9 +38,9 @@
 
 /*
  * Raised only when a change breaks older userspace; growing a struct at
- * its end does not need it.
+ * its end does not need it.  2: the commands without output became _IOW.
  */
-#define CQPOOL_ABI_VERSION	1
+#define CQPOOL_ABI_VERSION	2
 
 /* Every CQPOOL_IOC_* number is defined in this file, and only here. */
 #define CQPOOL_IOC_MAGIC	0xC9
@@ -218,10 +224,14 @@ struct cqpool_events_read {
 
 /*
  * Most pools, reservations, watches and connections one file descriptor
- * may hold, and most bytes of traffic buffers it may pin.
+ * may hold, and most bytes of traffic buffers it may pin; then the same
+ * for all file descriptors together.  What a file descriptor allocates
+ * is charged to its memory cgroup.
  */
 #define CQPOOL_MAX_FD_OBJECTS	4096
 #define CQPOOL_MAX_FD_BYTES	(64U << 20)
+#define CQPOOL_MAX_OBJECTS	(4 * CQPOOL_MAX_FD_OBJECTS)
+#define CQPOOL_MAX_BYTES	(4ULL * CQPOOL_MAX_FD_BYTES)
 
 /* What CQPOOL_IOC_LIST lists, and the struct of each entry. */
 enum cqpool_list_what {
@@ -378,7 +388,8 @@ enum cqpool_cq_mode {
  *	file descriptor; 0 for the device's shared pool of @poll_ctx
  * @poll_ctx: in: enum cqpool_poll_ctx
  * @nr_cqe: in: CQ entries each QP reserves (one CQ for both directions,
- *	as ULPs do); 0 for @send_depth + @recv_depth
+ *	as ULPs do), at least @send_depth + @recv_depth so that no
+ *	completion, a drain's included, can overrun it; 0 for that sum
  * @send_depth: in: send queue depth of each QP (1..CQPOOL_MAX_DEPTH)
  * @recv_depth: in: receive queue depth of each QP (1..CQPOOL_MAX_DEPTH)
  * @vector_hint: in: completion vector; -1 for the pool's choice
@@ -484,7 +495,8 @@ enum cqpool_traffic_op {
  *
  * Completions are ib_cqe callbacks in the CQs' poll context; the call
  * returns when every connection finished, or ETIMEDOUT 10 s after it
- * should have (its connections are then broken).
+ * should have (its connections are then broken), or EINTR when the caller
+ * is killed.  Other commands on the same file run meanwhile.
  */
 struct cqpool_traffic {
 	__u32 size;
@@ -572,8 +584,13 @@ enum cqpool_bench_kind {
  * @reserved: must be zero
  *
  * Times come from ktime_get_ns() around each batch of calls.  Upstream
- * CQs this makes stay with the device, as upstream keeps them.
+ * CQs this makes stay with the device, as upstream keeps them.  A run
+ * holds at most CQPOOL_BENCH_MAX_CQES entries at once (@prefill CQs of
+ * 4096 entries on every vector, or a STORM's @iterations x @nr_cqe), else
+ * ENOSPC; it ends with EINTR when its caller is killed.
  */
+#define CQPOOL_BENCH_MAX_CQES	(1U << 23)
+
 struct cqpool_bench {
 	__u32 size;
 	__u32 flags;
@@ -593,20 +610,46 @@ struct cqpool_bench {
 	__u32 reserved[4];
 };
 
+/*
+ * The size of each struct's first version: the least the kernel takes
+ * (and, for a LIST entry, the least @entry_size).  Frozen: a struct grows
+ * at its end only, and a binary built against its first version keeps
+ * working.
+ */
+#define CQPOOL_VERSION_SIZE_VER0	32
+#define CQPOOL_POOL_CREATE_SIZE_VER0	168
+#define CQPOOL_DESTROY_SIZE_VER0	32
+#define CQPOOL_CQ_GET_SIZE_VER0		120
+#define CQPOOL_EVENTS_WATCH_SIZE_VER0	104
+#define CQPOOL_EVENTS_READ_SIZE_VER0	288
+#define CQPOOL_LIST_SIZE_VER0		48
+#define CQPOOL_CONN_CREATE_SIZE_VER0	208
+#define CQPOOL_TRAFFIC_SIZE_VER0	88
+#define CQPOOL_TRIGGER_SIZE_VER0	96
+#define CQPOOL_BENCH_SIZE_VER0		152
+#define CQPOOL_DEVICE_INFO_SIZE_VER0	160
+#define CQPOOL_POOL_INFO_SIZE_VER0	168
+#define CQPOOL_CQ_INFO_SIZE_VER0	184
+#define CQPOOL_CONN_INFO_SIZE_VER0	88
+
+/*
+ * _IOWR for a command that writes back into its argument, _IOW for one
+ * that only takes it (the destroys, CQ_PUT, TRIGGER).
+ */
 #define CQPOOL_IOC_VERSION \
 	_IOWR(CQPOOL_IOC_MAGIC, 0x00, struct cqpool_version)
 #define CQPOOL_IOC_POOL_CREATE \
 	_IOWR(CQPOOL_IOC_MAGIC, 0x01, struct cqpool_pool_create)
 #define CQPOOL_IOC_POOL_DESTROY \
-	_IOWR(CQPOOL_IOC_MAGIC, 0x02, struct cqpool_destroy)
+	_IOW(CQPOOL_IOC_MAGIC, 0x02, struct cqpool_destroy)
 #define CQPOOL_IOC_CQ_GET \
 	_IOWR(CQPOOL_IOC_MAGIC, 0x03, struct cqpool_cq_get)
 #define CQPOOL_IOC_CQ_PUT \
-	_IOWR(CQPOOL_IOC_MAGIC, 0x04, struct cqpool_destroy)
+	_IOW(CQPOOL_IOC_MAGIC, 0x04, struct cqpool_destroy)
 #define CQPOOL_IOC_EVENTS_WATCH \
 	_IOWR(CQPOOL_IOC_MAGIC, 0x05, struct cqpool_events_watch)
 #define CQPOOL_IOC_EVENTS_UNWATCH \
-	_IOWR(CQPOOL_IOC_MAGIC, 0x06, struct cqpool_destroy)
+	_IOW(CQPOOL_IOC_MAGIC, 0x06, struct cqpool_destroy)
 #define CQPOOL_IOC_EVENTS_READ \
 	_IOWR(CQPOOL_IOC_MAGIC, 0x07, struct cqpool_events_read)
 #define CQPOOL_IOC_LIST \
@@ -614,11 +657,11 @@ struct cqpool_bench {
 #define CQPOOL_IOC_CONN_CREATE \
 	_IOWR(CQPOOL_IOC_MAGIC, 0x09, struct cqpool_conn_create)
 #define CQPOOL_IOC_CONN_DESTROY \
-	_IOWR(CQPOOL_IOC_MAGIC, 0x0a, struct cqpool_destroy)
+	_IOW(CQPOOL_IOC_MAGIC, 0x0a, struct cqpool_destroy)
 #define CQPOOL_IOC_TRAFFIC \
 	_IOWR(CQPOOL_IOC_MAGIC, 0x0b, struct cqpool_traffic)
 #define CQPOOL_IOC_TRIGGER \
-	_IOWR(CQPOOL_IOC_MAGIC, 0x0c, struct cqpool_trigger)
+	_IOW(CQPOOL_IOC_MAGIC, 0x0c, struct cqpool_trigger)
 #define CQPOOL_IOC_BENCH \
 	_IOWR(CQPOOL_IOC_MAGIC, 0x0d, struct cqpool_bench)
 

@@ -339,9 +339,10 @@ void print_header(const RunConfig &c)
 	for (size_t i = 0; i < c.specs.size(); i++) {
 		const QueueSpec &q = c.specs[i];
 
-		std::printf("%s%u %s: cqe %u, send %u%s, recv %u, %s", i ? "; " : "",
+		std::printf("%s%u %s: cqe %u, send %u%s, recv %u%s, %s", i ? "; " : "",
 			    q.count, q.role.c_str(), q.nr_cqe, q.send_depth,
 			    q.clamped ? " (clamped)" : "", q.recv_depth,
+			    q.trimmed ? " (fits cqe)" : "",
 			    poll_ctx_name(c.poll_set ? c.poll : q.poll_ctx));
 	}
 	std::printf(")\n%s %u B, %u in flight, %s\n\n",
@@ -370,6 +371,7 @@ void print_json(const RunConfig &c, const std::vector<ModeResult> &results)
 		j.field("recv_depth", q.recv_depth);
 		j.field("poll_ctx", poll_ctx_name(c.poll_set ? c.poll : q.poll_ctx));
 		j.field("clamped", q.clamped);
+		j.field("trimmed", q.trimmed);
 		j.end_object();
 	}
 	j.end_array();

@@ -53,8 +53,9 @@ TEST_F(Commands, NotLoadedSaysHowToLoad)
 {
 	k.open_errno = ENOENT;
 	EXPECT_EQ(run(devices_cmd, {}), EXIT_FAIL);
-	EXPECT_EQ(err, "cqpoolctl: cqpool is not loaded: run `modprobe cqpool` "
-		       "(or `insmod cqpool.ko`)\n");
+	EXPECT_EQ(err, "cqpoolctl: cqpool's harness is not loaded: run "
+		       "`modprobe cqpool_harness` (or `insmod cqpool.ko`, then "
+		       "`insmod cqpool_harness.ko`)\n");
 }
 
 TEST_F(Commands, NotRootSaysSo)
@@ -95,8 +96,8 @@ TEST_F(Commands, RunAllModesSideBySide)
 		  0)
 		<< err;
 	EXPECT_TRUE(has(out, "nvme-rdma on rxe0: 4 connections x 3 QP pairs "
-			     "(1 admin: cqe 129, send 97, recv 33, softirq; "
-			     "2 io: cqe 513, send 385, recv 129, softirq)\n"))
+			     "(1 admin: cqe 129, send 97, recv 32 (fits cqe), softirq; "
+			     "2 io: cqe 513, send 385, recv 128 (fits cqe), softirq)\n"))
 		<< out;
 	EXPECT_TRUE(has(out, "                                      cqpool  upstream     per-QP CQ\n"
 			     "QP pairs                                  12        12            12\n"
@@ -127,7 +128,7 @@ TEST_F(Commands, RunJsonHasEveryMode)
 				"--count", "100"}, true),
 		  0);
 	EXPECT_TRUE(has(out, R"("profile":"srpt","connections":1,"qp_pairs_per_connection":1,)")) << out;
-	EXPECT_TRUE(has(out, R"("queues":[{"role":"channel","count":1,"nr_cqe":4224,"send_depth":2048,"recv_depth":128,"poll_ctx":"workqueue","clamped":false}])")) << out;
+	EXPECT_TRUE(has(out, R"("queues":[{"role":"channel","count":1,"nr_cqe":4224,"send_depth":2048,"recv_depth":128,"poll_ctx":"workqueue","clamped":false,"trimmed":false}])")) << out;
 	EXPECT_TRUE(has(out, R"({"mode":"cqpool",)")) << out;
 	EXPECT_TRUE(has(out, R"({"mode":"upstream",)")) << out;
 	EXPECT_TRUE(has(out, R"({"mode":"perqp",)")) << out;
@@ -157,7 +158,7 @@ TEST_F(Commands, RunSkipsATakenOverUpstream)
 TEST_F(Commands, RunRejectsWhatTheKernelWould)
 {
 	EXPECT_EQ(run(run_cmd, {"--device", "rxe0", "--inflight", "64"}), EXIT_USAGE);
-	EXPECT_TRUE(has(err, "--inflight wants a number from 1 to 33")) << err;
+	EXPECT_TRUE(has(err, "--inflight wants a number from 1 to 32")) << err;
 	EXPECT_EQ(run(run_cmd, {"--device", "rxe0", "--profile", "custom", "--queues",
 				"4096", "--connections", "2"}),
 		  EXIT_USAGE);

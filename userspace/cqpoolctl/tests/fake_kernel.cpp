@@ -79,7 +79,8 @@ int conn_create(Kernel &k, cqpool_conn_create *c)
 		return fail(ENODEV);
 	if (!c->send_depth || c->send_depth > CQPOOL_MAX_DEPTH || !c->recv_depth ||
 	    c->recv_depth > CQPOOL_MAX_DEPTH || c->flags || c->pad ||
-	    c->msg_size > CQPOOL_MAX_MSG)
+	    c->msg_size > CQPOOL_MAX_MSG ||
+	    (c->nr_cqe && c->nr_cqe < c->send_depth + c->recv_depth))
 		return fail(EINVAL);
 	if (c->cq_mode == CQPOOL_CQ_UPSTREAM && k.upstream_busy)
 		return fail(EBUSY);

@@ -97,8 +97,8 @@ static bool cqpool_traffic_send(struct cqpool_conn *c, struct cqpool_run *run)
 		.wr.opcode = run->op == CQPOOL_OP_WRITE ? IB_WR_RDMA_WRITE :
 							   IB_WR_SEND,
 		.wr.send_flags = IB_SEND_SIGNALED,
-		.remote_addr = c->server.dma,
-		.rkey = c->server.pd->unsafe_global_rkey,
+		.remote_addr = c->server.mr->iova,
+		.rkey = c->server.mr->rkey,
 	};
 
 	if (!cqpool_traffic_ticket(c, run))

@@ -14,14 +14,14 @@
  */
 #include <linux/slab.h>
 #include <linux/string.h>
-#include <linux/uaccess.h>
 #include <linux/xarray.h>
 #include <uapi/linux/cqpool.h>
 #include <cqpool/takeover.h>
+#include <cqpool/cqpool.h>
 
 #include "conn.h"
-#include "cqpool_internal.h"
-#include "report.h"
+#include "cq_source.h"
+#include "cqpool_harness.h"
 #include "session.h"
 
 enum cqpool_obj_kind {
@@ -43,6 +43,7 @@ struct cqpool_counts {
  * @pool_id: for a reservation or a connection on an owned pool, that
  *	pool's id; else 0
  * @upstream: a reservation made with ib_cq_pool_get()
+ * @src: where a reservation's CQ comes from
  * @cq: a reservation's CQ
  * @nr_cqe: a reservation's entries
  * @users: for a pool, the session's reservations and connections on it
@@ -52,6 +53,8 @@ struct cqpool_counts {
  * @conn: a connection
  * @upstream_node: an upstream reservation, on the session's @upstream
  *	until given back
+ * @busy: a connection a TRAFFIC runs on, which nothing else may touch
+ *	until it ends; under the session's @lock
  * @gone: given back, because its device went: nothing is left but its
  *	id and @counts.  For an upstream reservation, under the session's
  *	@upstream_lock; else under its @lock.
@@ -61,6 +64,7 @@ struct cqpool_obj {
 	struct cqpool *pool;
 	u32 pool_id;
 	bool upstream;
+	struct cqpool_cq_source src;
 	struct ib_cq *cq;
 	unsigned int nr_cqe;
 	unsigned int users;
@@ -69,6 +73,7 @@ struct cqpool_obj {
 	struct cqpool_event_handler handler;
 	struct cqpool_conn *conn;
 	struct list_head upstream_node;
+	bool busy;
 	bool gone;
 };
 
@@ -95,11 +100,16 @@ static void cqpool_obj_handler(struct cqpool_event_handler *h,
 
 /**
  * struct cqpool_session - one open /dev/cqpool
- * @lock: serialises the session's commands
+ * @lock: protects the session's objects and counts.  Never held across
+ *	anything slow: a connection's setup and a TRAFFIC run happen
+ *	outside it, so that every other command of the file, and a
+ *	device's removal, waits for no more than a list change
  * @objs: struct cqpool_obj by id, from 1; under @lock
- * @count: entries in @objs; under @lock
- * @bytes: traffic buffers of its connections; under @lock
- * @run: the traffic run of CQPOOL_IOC_TRAFFIC; under @lock
+ * @count: entries in @objs, and connections being made; under @lock
+ * @bytes: traffic buffers of its connections, made or being made;
+ *	under @lock
+ * @run: the traffic run of CQPOOL_IOC_TRAFFIC, one at a time
+ * @running: @run is in use; under @lock
  * @node: on cqpool_sessions
  * @upstream_lock: protects @upstream and the @gone of what is on it;
  *	held only across a list change and upstream's put, never across a
@@ -108,11 +118,12 @@ static void cqpool_obj_handler(struct cqpool_event_handler *h,
  * @gone_work: gives back what the session has on removed devices
  */
 struct cqpool_session {
-	struct mutex lock;		/* serialises the session's commands */
+	struct mutex lock;		/* see above */
 	struct xarray objs;
 	unsigned int count;
 	u64 bytes;
 	struct cqpool_run run;
+	bool running;
 	struct list_head node;
 	struct mutex upstream_lock;	/* see above */
 	struct list_head upstream;
@@ -123,11 +134,50 @@ struct cqpool_session {
 static DEFINE_MUTEX(cqpool_sessions_mutex);
 static LIST_HEAD(cqpool_sessions);
 
+/* What all sessions hold, against the limits across file descriptors. */
+static atomic_t cqpool_all_objects = ATOMIC_INIT(0);
+static atomic64_t cqpool_all_bytes = ATOMIC64_INIT(0);
+
+/*
+ * Charges @objs objects and @bytes of buffers to the session and to all
+ * of them: 0, or -ENOSPC with nothing charged.
+ */
+static int cqpool_charge(struct cqpool_session *s, unsigned int objs,
+			 u64 bytes)
+{
+	lockdep_assert_held(&s->lock);
+	if (s->count + objs > CQPOOL_MAX_FD_OBJECTS ||
+	    s->bytes + bytes > CQPOOL_MAX_FD_BYTES)
+		return -ENOSPC;
+	if (atomic_add_return(objs, &cqpool_all_objects) > CQPOOL_MAX_OBJECTS) {
+		atomic_sub(objs, &cqpool_all_objects);
+		return -ENOSPC;
+	}
+	if (atomic64_add_return(bytes, &cqpool_all_bytes) > CQPOOL_MAX_BYTES) {
+		atomic64_sub(bytes, &cqpool_all_bytes);
+		atomic_sub(objs, &cqpool_all_objects);
+		return -ENOSPC;
+	}
+	s->count += objs;
+	s->bytes += bytes;
+	return 0;
+}
+
+static void cqpool_uncharge(struct cqpool_session *s, unsigned int objs,
+			    u64 bytes)
+{
+	lockdep_assert_held(&s->lock);
+	s->count -= objs;
+	s->bytes -= bytes;
+	atomic_sub(objs, &cqpool_all_objects);
+	atomic64_sub(bytes, &cqpool_all_bytes);
+}
+
 static void cqpool_session_gone_work(struct work_struct *work);
 
 struct cqpool_session *cqpool_session_create(void)
 {
-	struct cqpool_session *s = kzalloc(sizeof(*s), GFP_KERNEL);
+	struct cqpool_session *s = kzalloc(sizeof(*s), GFP_KERNEL_ACCOUNT);
 
 	if (!s)
 		return NULL;
@@ -148,11 +198,12 @@ static int cqpool_obj_add(struct cqpool_session *s, struct cqpool_obj *obj,
 {
 	int ret;
 
-	if (s->count >= CQPOOL_MAX_FD_OBJECTS)
-		return -ENOSPC;
-	ret = xa_alloc(&s->objs, id, obj, xa_limit_31b, GFP_KERNEL);
-	if (!ret)
-		s->count++;
+	ret = cqpool_charge(s, 1, 0);
+	if (ret)
+		return ret;
+	ret = xa_alloc(&s->objs, id, obj, xa_limit_31b, GFP_KERNEL_ACCOUNT);
+	if (ret)
+		cqpool_uncharge(s, 1, 0);
 	return ret;
 }
 
@@ -182,8 +233,9 @@ static void cqpool_resv_put(struct cqpool_session *s, struct cqpool_obj *obj)
 	bool live;
 
 	if (!obj->upstream) {
-		cqpool_cq_put(obj->cq, obj->nr_cqe,
-			      obj->counts ? &obj->hook : NULL);
+		cqpool_cq_source_put(&obj->src, obj->cq, obj->nr_cqe,
+				     obj->counts ? &obj->hook : NULL);
+		cqpool_cq_source_exit(&obj->src);
 		return;
 	}
 	/* Unless its device's removal gave it back already. */
@@ -191,7 +243,7 @@ static void cqpool_resv_put(struct cqpool_session *s, struct cqpool_obj *obj)
 	live = !READ_ONCE(obj->gone);
 	if (live) {
 		list_del(&obj->upstream_node);
-		ib_cq_pool_put(obj->cq, obj->nr_cqe);
+		cqpool_cq_source_put(&obj->src, obj->cq, obj->nr_cqe, NULL);
 	}
 	mutex_unlock(&s->upstream_lock);
 }
@@ -206,7 +258,7 @@ static void cqpool_obj_remove(struct cqpool_session *s, u32 id)
 {
 	lockdep_assert_held(&s->lock);
 	cqpool_obj_free(xa_erase(&s->objs, id));
-	s->count--;
+	cqpool_uncharge(s, 1, 0);
 }
 
 /* Copies a NUL-terminated name out of a fixed uapi array. */
@@ -234,12 +286,13 @@ int cqpool_session_pool_create(struct cqpool_session *s, void *arg)
 	int ret;
 
 	BUILD_BUG_ON(CQPOOL_POOL_NO_SHRINK != CQPOOL_F_NO_SHRINK);
+	BUILD_BUG_ON(CQPOOL_NAME_LEN != CQPOOL_NAME_MAX);
 	BUILD_BUG_ON(CQPOOL_POOL_NO_RESIZE != CQPOOL_F_NO_RESIZE);
 	if (cqpool_name(device, a->device) || cqpool_name(name, a->name) ||
 	    a->poll_ctx > CQPOOL_POLL_UNBOUND_WORKQUEUE)
 		return -EINVAL;
 
-	obj = kzalloc(sizeof(*obj), GFP_KERNEL);
+	obj = kzalloc(sizeof(*obj), GFP_KERNEL_ACCOUNT);
 	if (!obj)
 		return -ENOMEM;
 	obj->kind = CQPOOL_OBJ_POOL;
@@ -302,41 +355,31 @@ static struct ib_device *cqpool_get_device(const struct cqpool_cq_get *a)
 }
 
 /*
- * ib_cq_pool_get() has no way to say a CQ is too large: it would try to
- * allocate one on every vector and fail, or worse, succeed.  Refuse what
- * cqpool refuses.
+ * An upstream reservation is listed where a removal looks, or given back
+ * if one has begun (it stops serving the device before it looks).
  */
-static struct ib_cq *cqpool_upstream_get(struct cqpool_session *s,
-					 struct ib_device *dev,
-					 const struct cqpool_cq_get *a,
-					 struct cqpool_obj *obj)
+static struct ib_cq *cqpool_upstream_listed(struct cqpool_session *s,
+					    struct cqpool_obj *obj,
+					    struct ib_cq *cq)
 {
-	struct ib_cq *cq;
 	bool served;
 
-	if (!a->nr_cqe || a->nr_cqe > dev->attrs.max_cqe)
-		return ERR_PTR(-EINVAL);
-	/* Taken over, ib_cq_pool_get() is cqpool: it would be measured twice. */
-	if (cqpool_takeover_active())
-		return ERR_PTR(-EBUSY);
-	cq = ib_cq_pool_get(dev, a->nr_cqe, a->vector_hint, a->poll_ctx);
 	if (IS_ERR(cq))
 		return cq;
-	/*
-	 * Listed where a removal looks, or refused if one has begun (it
-	 * stops serving the device before it looks).
-	 */
 	mutex_lock(&s->upstream_lock);
-	served = cqpool_device_served(dev);
+	served = cqpool_device_served(cq->device);
 	if (served)
 		list_add_tail(&obj->upstream_node, &s->upstream);
 	else
-		ib_cq_pool_put(cq, a->nr_cqe);
+		cqpool_cq_source_put(&obj->src, cq, obj->nr_cqe, NULL);
 	mutex_unlock(&s->upstream_lock);
 	return served ? cq : ERR_PTR(-ENODEV);
 }
 
-/* Makes the reservation @a asks for; under the session's lock. */
+/*
+ * Makes the reservation @a asks for, on an owned pool of the session, a
+ * device's shared pool or upstream's; under the session's lock.
+ */
 static struct ib_cq *cqpool_session_reserve(struct cqpool_session *s,
 					    const struct cqpool_cq_get *a,
 					    struct cqpool_obj *obj,
@@ -344,13 +387,13 @@ static struct ib_cq *cqpool_session_reserve(struct cqpool_session *s,
 {
 	const u32 how = CQPOOL_CQ_GET_SHARED | CQPOOL_CQ_GET_UPSTREAM;
 	struct cqpool_hook *hook = obj->counts ? &obj->hook : NULL;
-	struct ib_device *dev;
-	struct cqpool *pool;
+	struct ib_device *dev = NULL;
 	struct ib_cq *cq;
+	int ret;
 
+	lockdep_assert_held(&s->lock);
 	*owner = NULL;
-	if ((a->flags & how) == how ||
-	    (hook && (a->flags & CQPOOL_CQ_GET_UPSTREAM)))
+	if ((a->flags & how) == how || a->vector_hint < -1)
 		return ERR_PTR(-EINVAL);
 	if (!(a->flags & how)) {
 		*owner = cqpool_obj_use(s, a->pool_id, CQPOOL_OBJ_POOL);
@@ -359,23 +402,29 @@ static struct ib_cq *cqpool_session_reserve(struct cqpool_session *s,
 			*owner = NULL;
 			return cq;
 		}
-		return cqpool_cq_get((*owner)->pool, a->nr_cqe, a->vector_hint,
-				     hook);
-	}
-
-	dev = cqpool_get_device(a);
-	if (IS_ERR(dev))
-		return ERR_CAST(dev);
-	if (a->flags & CQPOOL_CQ_GET_UPSTREAM) {
-		cq = cqpool_upstream_get(s, dev, a, obj);
+		ret = cqpool_cq_source_init(&obj->src, CQPOOL_CQ_POOL,
+					    cqpool_pool_device((*owner)->pool),
+					    (*owner)->pool, a->poll_ctx);
 	} else {
-		pool = cqpool_device_pool(dev, a->poll_ctx);
-		cq = IS_ERR(pool) ? ERR_CAST(pool) :
-			cqpool_cq_get(pool, a->nr_cqe, a->vector_hint, hook);
-		if (!IS_ERR(pool))
-			cqpool_pool_put(pool);
+		dev = cqpool_get_device(a);
+		if (IS_ERR(dev))
+			return ERR_CAST(dev);
+		ret = cqpool_cq_source_init(&obj->src,
+					    obj->upstream ? CQPOOL_CQ_UPSTREAM :
+					    CQPOOL_CQ_POOL, dev, NULL,
+					    a->poll_ctx);
 	}
-	ib_device_put(dev);
+	cq = ret ? ERR_PTR(ret) :
+		cqpool_cq_source_get(&obj->src, a->nr_cqe, a->vector_hint,
+				     hook);
+	if (obj->upstream)
+		cq = cqpool_upstream_listed(s, obj, cq);
+	if (IS_ERR(cq))
+		cqpool_cq_source_exit(&obj->src);
+	if (dev)
+		ib_device_put(dev);
+	if (IS_ERR(cq))
+		*owner = NULL;
 	return cq;
 }
 
@@ -385,14 +434,14 @@ int cqpool_session_cq_get(struct cqpool_session *s, void *arg)
 	struct cqpool_obj *obj, *owner;
 	int ret;
 
-	obj = kzalloc(sizeof(*obj), GFP_KERNEL);
+	obj = kzalloc(sizeof(*obj), GFP_KERNEL_ACCOUNT);
 	if (!obj)
 		return -ENOMEM;
 	obj->kind = CQPOOL_OBJ_RESV;
 	obj->upstream = a->flags & CQPOOL_CQ_GET_UPSTREAM;
 	obj->nr_cqe = a->nr_cqe;
 	if (a->flags & CQPOOL_CQ_GET_HOOK) {
-		obj->counts = kzalloc(sizeof(*obj->counts), GFP_KERNEL);
+		obj->counts = kzalloc(sizeof(*obj->counts), GFP_KERNEL_ACCOUNT);
 		if (!obj->counts) {
 			kfree(obj);
 			return -ENOMEM;
@@ -431,6 +480,7 @@ out_unlock:
 static void cqpool_obj_leave_pool(struct cqpool_session *s,
 				  struct cqpool_obj *obj)
 {
+	lockdep_assert_held(&s->lock);
 	if (obj->pool_id)
 		cqpool_obj_find(s, obj->pool_id, CQPOOL_OBJ_POOL)->users--;
 }
@@ -452,9 +502,9 @@ int cqpool_session_events_watch(struct cqpool_session *s, void *arg)
 
 	if (cqpool_name(device, a->device))
 		return -EINVAL;
-	obj = kzalloc(sizeof(*obj), GFP_KERNEL);
+	obj = kzalloc(sizeof(*obj), GFP_KERNEL_ACCOUNT);
 	if (obj)
-		obj->counts = kzalloc(sizeof(*obj->counts), GFP_KERNEL);
+		obj->counts = kzalloc(sizeof(*obj->counts), GFP_KERNEL_ACCOUNT);
 	if (!obj || !obj->counts) {
 		kfree(obj);
 		return -ENOMEM;
@@ -489,7 +539,7 @@ static void cqpool_conn_release(struct cqpool_session *s,
 				struct cqpool_obj *obj)
 {
 	cqpool_obj_leave_pool(s, obj);
-	s->bytes -= 2 * (u64)obj->conn->buf_size;
+	cqpool_uncharge(s, 0, 2 * (u64)obj->conn->buf_size);
 	cqpool_conn_destroy(obj->conn);
 	obj->conn = NULL;
 }
@@ -524,7 +574,9 @@ static int cqpool_session_release(struct cqpool_session *s, u32 id,
 
 	mutex_lock(&s->lock);
 	obj = cqpool_obj_find(s, id, kind);
-	if (obj) {
+	if (obj && obj->busy) {
+		ret = -EBUSY;
+	} else if (obj) {
 		cqpool_obj_release(s, obj);
 		cqpool_obj_remove(s, id);
 		ret = 0;
@@ -577,47 +629,62 @@ int cqpool_session_conn_create(struct cqpool_session *s, void *arg)
 	struct cqpool_conn_create *a = arg;
 	struct cqpool_obj *obj, *owner = NULL;
 	u64 bytes = 2 * (u64)(a->msg_size ?: 4096);
+	struct cqpool_conn *conn;
+	bool gone;
 	int ret;
 
 	/* Out of range is EINVAL, not the limit's ENOSPC. */
 	if (a->msg_size > CQPOOL_MAX_MSG)
 		return -EINVAL;
-	obj = kzalloc(sizeof(*obj), GFP_KERNEL);
+	obj = kzalloc(sizeof(*obj), GFP_KERNEL_ACCOUNT);
 	if (!obj)
 		return -ENOMEM;
 	obj->kind = CQPOOL_OBJ_CONN;
 
-	/* Held across the connect, which is slow but never waits on us. */
+	/*
+	 * Charged before the connect, and the owned pool held by it, so
+	 * that the lock need not be held across the seconds it takes.
+	 */
 	mutex_lock(&s->lock);
-	ret = -ENOSPC;
-	if (s->count >= CQPOOL_MAX_FD_OBJECTS ||
-	    s->bytes + bytes > CQPOOL_MAX_FD_BYTES)
-		goto out_unlock;
 	if (a->pool_id) {
 		owner = cqpool_obj_use(s, a->pool_id, CQPOOL_OBJ_POOL);
 		ret = PTR_ERR_OR_ZERO(owner);
 		if (ret)
 			goto out_unlock;
 	}
-	obj->conn = cqpool_conn_create(a, owner ? owner->pool : NULL);
-	if (IS_ERR(obj->conn)) {
-		ret = PTR_ERR(obj->conn);
+	ret = cqpool_charge(s, 1, bytes);
+	if (ret)
 		goto out_unlock;
-	}
-	ret = cqpool_obj_add(s, obj, &a->id);
-	if (ret) {
-		cqpool_conn_destroy(obj->conn);
-		goto out_unlock;
-	}
 	if (owner) {
 		owner->users++;
 		obj->pool_id = a->pool_id;
 	}
-	s->bytes += bytes;
-	a->client_qpn = obj->conn->client.id->qp->qp_num;
-	a->server_qpn = obj->conn->server.id->qp->qp_num;
-	a->setup_ns = obj->conn->setup_ns;
 	mutex_unlock(&s->lock);
+
+	conn = cqpool_conn_create(a, owner ? owner->pool : NULL);
+
+	mutex_lock(&s->lock);
+	ret = PTR_ERR_OR_ZERO(conn);
+	if (!ret) {
+		obj->conn = conn;
+		ret = xa_alloc(&s->objs, &a->id, obj, xa_limit_31b,
+			       GFP_KERNEL_ACCOUNT);
+		if (ret)
+			cqpool_conn_destroy(conn);
+	}
+	if (ret) {
+		cqpool_obj_leave_pool(s, obj);
+		cqpool_uncharge(s, 1, bytes);
+		goto out_unlock;
+	}
+	a->client_qpn = conn->client.id->qp->qp_num;
+	a->server_qpn = conn->server.id->qp->qp_num;
+	a->setup_ns = conn->setup_ns;
+	/* A removal that came during the connect did not see it. */
+	gone = cqpool_conn_device_gone(conn);
+	mutex_unlock(&s->lock);
+	if (gone)
+		queue_work(system_wq, &s->gone_work);
 	return 0;
 
 out_unlock:
@@ -627,49 +694,21 @@ out_unlock:
 }
 
 /**
- * struct cqpool_lister - CQPOOL_IOC_LIST's report: entries into a buffer
- * @r: the report
- * @buf: room for @room entries of the kernel's size
- * @room: entries @buf holds
- * @count: entries there are
+ * cqpool_session_conns() - call @fn for each connection of a session
+ * @s: the session
+ * @fn: called with @ctx, the connection's id and its info, under the
+ *	session's lock: it must not sleep
+ * @ctx: for @fn
+ *
+ * A connection its device's removal took apart has no info, and is
+ * skipped.
+ *
+ * Context: process context; takes the session's lock.
  */
-struct cqpool_lister {
-	struct cqpool_report r;
-	void *buf;
-	u32 room;
-	u32 count;
-};
-
-static void cqpool_list_add(struct cqpool_report *r, const void *info,
-			    size_t size)
-{
-	struct cqpool_lister *l = container_of(r, struct cqpool_lister, r);
-
-	if (l->count < l->room)
-		memcpy(l->buf + (size_t)l->count * size, info, size);
-	l->count++;
-}
-
-static void cqpool_list_device(struct cqpool_report *r,
-			       const struct cqpool_device_info *info)
-{
-	cqpool_list_add(r, info, sizeof(*info));
-}
-
-static void cqpool_list_pool(struct cqpool_report *r,
-			     const struct cqpool_pool_info *info)
-{
-	cqpool_list_add(r, info, sizeof(*info));
-}
-
-static void cqpool_list_cq(struct cqpool_report *r,
-			   const struct cqpool_cq_info *info)
-{
-	cqpool_list_add(r, info, sizeof(*info));
-}
-
-static void cqpool_list_conns(struct cqpool_session *s,
-			      struct cqpool_lister *l)
+void cqpool_session_conns(struct cqpool_session *s,
+			  void (*fn)(void *ctx,
+				     const struct cqpool_conn_info *info),
+			  void *ctx)
 {
 	struct cqpool_conn_info info;
 	struct cqpool_obj *obj;
@@ -677,106 +716,83 @@ static void cqpool_list_conns(struct cqpool_session *s,
 
 	mutex_lock(&s->lock);
 	xa_for_each(&s->objs, id, obj) {
-		/* A connection its device's removal took apart has no info. */
 		if (obj->kind != CQPOOL_OBJ_CONN || READ_ONCE(obj->gone))
 			continue;
 		memset(&info, 0, sizeof(info));
 		cqpool_conn_info(obj->conn, &info);
 		info.id = id;
-		cqpool_list_add(&l->r, &info, sizeof(info));
+		fn(ctx, &info);
 	}
 	mutex_unlock(&s->lock);
 }
 
-/* Copies @n entries of @ksize bytes out as entries of @usize bytes. */
-static int cqpool_list_copy(void __user *dst, const void *src, u32 n,
-			    size_t ksize, size_t usize)
+/*
+ * The connections a TRAFFIC runs on are marked busy, so that nothing
+ * destroys them while it runs without the lock; a removal that came
+ * meanwhile is dealt with once they are free again.
+ */
+static void cqpool_session_set_busy(struct cqpool_session *s,
+				    struct cqpool_obj **objs, unsigned int n,
+				    bool busy)
 {
-	u32 i;
+	unsigned int i;
 
-	for (i = 0; i < n; i++, dst += usize, src += ksize) {
-		if (copy_to_user(dst, src, min(ksize, usize)))
-			return -EFAULT;
-		if (usize > ksize && clear_user(dst + ksize, usize - ksize))
-			return -EFAULT;
-	}
-	return 0;
-}
-
-int cqpool_session_list(struct cqpool_session *s, void *arg)
-{
-	static const size_t sizes[] = {
-		[CQPOOL_LIST_DEVICES] = sizeof(struct cqpool_device_info),
-		[CQPOOL_LIST_POOLS] = sizeof(struct cqpool_pool_info),
-		[CQPOOL_LIST_CQS] = sizeof(struct cqpool_cq_info),
-		[CQPOOL_LIST_CONNS] = sizeof(struct cqpool_conn_info),
-	};
-	struct cqpool_list *a = arg;
-	struct cqpool_lister l = {};
-	size_t ksize;
-	int ret;
-
-	if (a->what >= ARRAY_SIZE(sizes) || a->pad ||
-	    a->entry_size < sizes[a->what] || a->entry_size > PAGE_SIZE ||
-	    a->count > CQPOOL_MAX_LIST)
-		return -EINVAL;
-	ksize = sizes[a->what];
-	l.room = a->count;
-	if (l.room) {
-		l.buf = kvcalloc(l.room, ksize, GFP_KERNEL);
-		if (!l.buf)
-			return -ENOMEM;
-	}
-	if (a->what == CQPOOL_LIST_DEVICES)
-		l.r.device = cqpool_list_device;
-	else if (a->what == CQPOOL_LIST_POOLS)
-		l.r.pool = cqpool_list_pool;
-	else if (a->what == CQPOOL_LIST_CQS)
-		l.r.cq = cqpool_list_cq;
-	if (a->what == CQPOOL_LIST_CONNS)
-		cqpool_list_conns(s, &l);
-	else
-		cqpool_report(&l.r);
-
-	ret = cqpool_list_copy(u64_to_user_ptr(a->entries), l.buf,
-			       min(l.count, l.room), ksize, a->entry_size);
-	kvfree(l.buf);
-	a->count = l.count;
-	return ret;
+	lockdep_assert_held(&s->lock);
+	for (i = 0; i < n; i++)
+		objs[i]->busy = busy;
+	s->running = busy;
 }
 
 int cqpool_session_traffic(struct cqpool_session *s, void *arg)
 {
 	struct cqpool_traffic *a = arg;
 	struct cqpool_conn **conns;
-	struct cqpool_obj *obj;
-	unsigned int n = 0;
+	struct cqpool_obj **objs, *obj;
+	unsigned int n = 0, i;
 	unsigned long id;
 	int ret;
 
 	mutex_lock(&s->lock);
-	conns = kvcalloc(s->count ?: 1, sizeof(*conns), GFP_KERNEL);
-	if (!conns) {
+	if (s->running) {
 		mutex_unlock(&s->lock);
-		return -ENOMEM;
+		return -EBUSY;
+	}
+	objs = kvcalloc(s->count ?: 1, sizeof(*objs), GFP_KERNEL_ACCOUNT);
+	conns = kvcalloc(s->count ?: 1, sizeof(*conns), GFP_KERNEL_ACCOUNT);
+	if (!objs || !conns) {
+		mutex_unlock(&s->lock);
+		ret = -ENOMEM;
+		goto out_free;
 	}
 	ret = -ENOENT;
 	if (a->conn_id) {
 		obj = cqpool_obj_use(s, a->conn_id, CQPOOL_OBJ_CONN);
 		ret = PTR_ERR_OR_ZERO(obj);
 		if (!ret)
-			conns[n++] = obj->conn;
+			objs[n++] = obj;
 	} else {
 		xa_for_each(&s->objs, id, obj)
 			if (obj->kind == CQPOOL_OBJ_CONN &&
 			    !READ_ONCE(obj->gone) &&
 			    !test_bit(CQPOOL_CONN_BROKEN, &obj->conn->flags))
-				conns[n++] = obj->conn;
+				objs[n++] = obj;
 	}
+	for (i = 0; i < n; i++)
+		conns[i] = objs[i]->conn;
 	if (n)
-		ret = cqpool_traffic_run(&s->run, conns, n, a);
+		cqpool_session_set_busy(s, objs, n, true);
 	mutex_unlock(&s->lock);
+
+	if (n) {
+		ret = cqpool_traffic_run(&s->run, conns, n, a);
+		mutex_lock(&s->lock);
+		cqpool_session_set_busy(s, objs, n, false);
+		mutex_unlock(&s->lock);
+		queue_work(system_wq, &s->gone_work);
+	}
+out_free:
 	kvfree(conns);
+	kvfree(objs);
 	return ret;
 }
 
@@ -797,7 +813,8 @@ int cqpool_session_trigger(struct cqpool_session *s, void *arg)
 		return -EINVAL;
 	mutex_lock(&s->lock);
 	obj = cqpool_obj_use(s, a->conn_id, CQPOOL_OBJ_CONN);
-	ret = IS_ERR(obj) ? PTR_ERR(obj) : cqpool_conn_trigger(obj->conn, a->kind);
+	ret = IS_ERR(obj) ? PTR_ERR(obj) :
+		obj->busy ? -EBUSY : cqpool_conn_trigger(obj->conn, a->kind);
 	mutex_unlock(&s->lock);
 	return ret;
 }
@@ -815,7 +832,7 @@ static bool cqpool_obj_device_gone(struct cqpool_session *s,
 		return cqpool_pool_dying(obj->pool);
 	case CQPOOL_OBJ_RESV:
 		if (!obj->upstream)
-			return cqpool_pool_dying(cqpool_cq_of(obj->cq)->pool);
+			return cqpool_cq_dying(obj->cq);
 		mutex_lock(&s->upstream_lock);
 		gone = READ_ONCE(obj->gone);
 		mutex_unlock(&s->upstream_lock);
@@ -840,7 +857,7 @@ static void cqpool_session_gone_work(struct work_struct *work)
 
 	mutex_lock(&s->lock);
 	xa_for_each(&s->objs, id, obj)
-		if (obj->kind != CQPOOL_OBJ_POOL &&
+		if (obj->kind != CQPOOL_OBJ_POOL && !obj->busy &&
 		    cqpool_obj_device_gone(s, obj)) {
 			cqpool_obj_release(s, obj);
 			WRITE_ONCE(obj->gone, true);
@@ -882,7 +899,8 @@ void cqpool_sessions_device_removed(struct ib_device *ibdev)
 			/* Marked gone: the session will not put it again. */
 			WRITE_ONCE(obj->gone, true);
 			list_del(&obj->upstream_node);
-			ib_cq_pool_put(obj->cq, obj->nr_cqe);
+			cqpool_cq_source_put(&obj->src, obj->cq, obj->nr_cqe,
+					     NULL);
 		}
 		mutex_unlock(&s->upstream_lock);
 		queue_work(system_wq, &s->gone_work);

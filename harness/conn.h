@@ -14,10 +14,11 @@
 
 #include <cqpool/cqpool.h>
 
+#include "cq_source.h"
+
 struct cqpool_conn;
 
 /* Bytes the bad-rkey trigger writes. */
-#define CQPOOL_BAD_RKEY_LEN	64
 
 /**
  * struct cqpool_run - one CQPOOL_IOC_TRAFFIC, shared by its connections
@@ -49,21 +50,32 @@ struct cqpool_run {
  * @conn: the connection
  * @id: its CM id
  * @pd: its protection domain
+ * @src: where @cq comes from
  * @cq: its CQ, for both directions
  * @hook: on @cq, for its events (CQPOOL_CQ_POOL only)
  * @buf: its traffic buffer, of the connection's @buf_size
  * @dma: @buf, mapped
  * @cqe: completions of the work requests posted from here
+ * @mr: the server's: @buf registered for RDMA WRITE, the only memory its
+ *	rkey reaches
+ * @reg_cqe: completion of @mr's registration
+ * @reg_done: completed with it
+ * @reg_status: its status
  */
 struct cqpool_conn_end {
 	struct cqpool_conn *conn;
 	struct rdma_cm_id *id;
 	struct ib_pd *pd;
+	struct cqpool_cq_source src;
 	struct ib_cq *cq;
 	struct cqpool_hook hook;
 	void *buf;
 	u64 dma;
 	struct ib_cqe cqe;
+	struct ib_mr *mr;
+	struct ib_cqe reg_cqe;
+	struct completion reg_done;
+	enum ib_wc_status reg_status;
 };
 
 /* struct cqpool_conn flags bits */
@@ -104,10 +116,8 @@ enum {
  * @first_error: status of the first of them
  * @qp_events: async events of its QPs
  * @cq_events: async events its hooks heard
- * @bad: for CQPOOL_TRIGGER_BAD_RKEY: the buffer and the PD whose rkey
- *	the write uses, kept until the QPs are gone
- * @bad_pd: see @bad
- * @bad_dma: @bad, mapped
+ * @cookie: random, in the client's connect request: the listener takes
+ *	no request without it
  */
 struct cqpool_conn {
 	u32 mode;
@@ -134,9 +144,7 @@ struct cqpool_conn {
 	atomic64_t completions, errors;
 	int first_error;
 	atomic64_t qp_events, cq_events;
-	void *bad;
-	struct ib_pd *bad_pd;
-	u64 bad_dma;
+	u64 cookie;
 };
 
 struct cqpool_conn *cqpool_conn_create(const struct cqpool_conn_create *a,

@@ -7,6 +7,11 @@
 #define CQPOOL_SESSION_H
 
 struct cqpool_session;
+struct ib_device;
+
+int cqpool_chardev_init(void);
+void cqpool_chardev_exit(void);
+void cqpool_sessions_device_removed(struct ib_device *ibdev);
 
 struct cqpool_session *cqpool_session_create(void);
 void cqpool_session_destroy(struct cqpool_session *s);
@@ -19,6 +24,13 @@ int cqpool_session_events_watch(struct cqpool_session *s, void *arg);
 int cqpool_session_events_unwatch(struct cqpool_session *s, void *arg);
 int cqpool_session_events_read(struct cqpool_session *s, void *arg);
 int cqpool_session_list(struct cqpool_session *s, void *arg);
+
+struct cqpool_conn_info;
+
+void cqpool_session_conns(struct cqpool_session *s,
+			  void (*fn)(void *ctx,
+				     const struct cqpool_conn_info *info),
+			  void *ctx);
 int cqpool_session_conn_create(struct cqpool_session *s, void *arg);
 int cqpool_session_conn_destroy(struct cqpool_session *s, void *arg);
 int cqpool_session_traffic(struct cqpool_session *s, void *arg);

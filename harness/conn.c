@@ -8,16 +8,18 @@
  * ib_alloc_cq(), so the three can be compared on the same traffic.
  */
 #include <linux/in.h>
+#include <linux/random.h>
+#include <linux/scatterlist.h>
 #include <linux/inetdevice.h>
 #include <linux/netdevice.h>
 #include <linux/slab.h>
 #include <kunit/visibility.h>
 #include <linux/ktime.h>
 
-#include <cqpool/takeover.h>
+#include <cqpool/cqpool.h>
 
 #include "conn.h"
-#include "cqpool_internal.h"
+#include "cqpool_harness.h"
 
 #define CQPOOL_CONN_TIMEOUT	msecs_to_jiffies(10000)
 #define CQPOOL_RESOLVE_MS	2000
@@ -82,80 +84,41 @@ static void cqpool_conn_cq_event(struct cqpool_hook *hook,
 		set_bit(CQPOOL_CONN_BROKEN, &c->flags);
 }
 
-/* A CQ for @end's QP on @dev, from where the connection's mode says. */
-static struct ib_cq *cqpool_conn_get_cq(struct cqpool_conn *c,
-					struct cqpool_conn_end *end,
-					struct ib_device *dev)
+/* cqpool's CQs carry a hook for their events; the others have none. */
+static struct cqpool_hook *cqpool_conn_hook(struct cqpool_conn *c,
+					    struct cqpool_conn_end *end)
 {
-	static atomic_t next_vector;
-	struct cqpool *pool;
-	struct ib_cq *cq;
-	int vec;
-
-	switch (c->mode) {
-	case CQPOOL_CQ_POOL:
-		end->hook.handler = cqpool_conn_cq_event;
-		if (c->pool)
-			return cqpool_cq_get(c->pool, c->nr_cqe, c->vector_hint,
-					     &end->hook);
-		pool = cqpool_device_pool(dev, c->poll_ctx);
-		if (IS_ERR(pool))
-			return ERR_CAST(pool);
-		cq = cqpool_cq_get(pool, c->nr_cqe, c->vector_hint, &end->hook);
-		cqpool_pool_put(pool);
-		return cq;
-	case CQPOOL_CQ_UPSTREAM:
-		return ib_cq_pool_get(dev, c->nr_cqe, c->vector_hint,
-				      c->poll_ctx);
-	default:
-		/* Spread as upstream's pool does without a hint. */
-		vec = c->vector_hint >= 0 ? c->vector_hint :
-			atomic_inc_return(&next_vector);
-		return ib_alloc_cq(dev, NULL, c->nr_cqe,
-				   (unsigned int)vec % dev->num_comp_vectors,
-				   c->poll_ctx);
-	}
-}
-
-static void cqpool_conn_put_cq(struct cqpool_conn *c,
-			       struct cqpool_conn_end *end)
-{
-	switch (c->mode) {
-	case CQPOOL_CQ_POOL:
-		cqpool_cq_put(end->cq, c->nr_cqe, &end->hook);
-		break;
-	case CQPOOL_CQ_UPSTREAM:
-		ib_cq_pool_put(end->cq, c->nr_cqe);
-		break;
-	default:
-		ib_free_cq(end->cq);
-		break;
-	}
-	end->cq = NULL;
+	return c->mode == CQPOOL_CQ_POOL ? &end->hook : NULL;
 }
 
 /*
  * Gives @end a PD, a CQ and a QP on its CM id's device; called by the
  * CM handler (the id's handler mutex is held).  The CM id keeps the
  * device until the session lets go of the connection, which it does when
- * the device is removed.  The server's PD has a global rkey: RDMA WRITE
- * traffic targets its buffer without a registration per run, which is
- * all a test harness on soft devices needs.
+ * the device is removed.  No PD has a global rkey: RDMA WRITE traffic
+ * reaches the server's buffer through its own registration
+ * (cqpool_conn_register()), and nothing else.
  */
-static int cqpool_conn_create_qp(struct cqpool_conn_end *end, bool server)
+static int cqpool_conn_create_qp(struct cqpool_conn_end *end)
 {
 	struct cqpool_conn *c = end->conn;
 	struct ib_device *dev = end->id->device;
 	struct ib_qp_init_attr init = c->init;
 	int ret;
 
-	end->pd = ib_alloc_pd(dev, server ? IB_PD_UNSAFE_GLOBAL_RKEY : 0);
+	end->pd = ib_alloc_pd(dev, 0);
 	if (IS_ERR(end->pd)) {
 		ret = PTR_ERR(end->pd);
 		end->pd = NULL;
 		return ret;
 	}
-	end->cq = cqpool_conn_get_cq(c, end, dev);
+	ret = cqpool_cq_source_init(&end->src, c->mode, dev, c->pool,
+				    c->poll_ctx);
+	if (ret)
+		return ret;
+	end->hook.handler = cqpool_conn_cq_event;
+	end->cq = cqpool_cq_source_get(&end->src, c->nr_cqe, c->vector_hint,
+				       cqpool_conn_hook(c, end));
 	if (IS_ERR(end->cq)) {
 		ret = PTR_ERR(end->cq);
 		end->cq = NULL;
@@ -187,18 +150,27 @@ static int cqpool_conn_cm_event(struct rdma_cm_id *id,
 		ret = rdma_resolve_route(id, CQPOOL_RESOLVE_MS);
 		break;
 	case RDMA_CM_EVENT_ROUTE_RESOLVED:
-		ret = cqpool_conn_create_qp(end, false);
+		ret = cqpool_conn_create_qp(end);
+		param.private_data = &c->cookie;
+		param.private_data_len = sizeof(c->cookie);
 		if (!ret)
 			ret = rdma_connect_locked(id, &param);
 		break;
 	case RDMA_CM_EVENT_CONNECT_REQUEST:
-		/* @id is new: the server's end; the listener allows one. */
+		/*
+		 * @id is new: the server's end.  The listener takes one
+		 * request, and only its client's: anyone may dial the port.
+		 */
+		if (ev->param.conn.private_data_len < sizeof(c->cookie) ||
+		    memcmp(ev->param.conn.private_data, &c->cookie,
+			   sizeof(c->cookie)))
+			return -EACCES;	/* the CM destroys @id */
 		end = &c->server;
 		if (end->id)
-			return -EBUSY;	/* the CM destroys @id */
+			return -EBUSY;
 		end->id = id;
 		id->context = end;
-		ret = cqpool_conn_create_qp(end, true);
+		ret = cqpool_conn_create_qp(end);
 		if (!ret)
 			ret = rdma_accept(id, &param);
 		break;
@@ -259,8 +231,13 @@ static void cqpool_conn_end_release(struct cqpool_conn *c,
 		ib_drain_qp(end->id->qp);
 		rdma_destroy_qp(end->id);
 	}
+	if (end->mr)
+		ib_dereg_mr(end->mr);
 	if (end->cq)
-		cqpool_conn_put_cq(c, end);
+		cqpool_cq_source_put(&end->src, end->cq, c->nr_cqe,
+				     cqpool_conn_hook(c, end));
+	end->cq = NULL;
+	cqpool_cq_source_exit(&end->src);
 	if (end->buf) {
 		ib_dma_unmap_single(dev, end->dma, c->buf_size,
 				    DMA_BIDIRECTIONAL);
@@ -277,7 +254,7 @@ static void cqpool_conn_end_release(struct cqpool_conn *c,
  * cqpool_conn_device_gone() - whether a connection's device is going
  * @c: the connection
  *
- * Context: process context, under the session's lock.
+ * Context: process context; not concurrently with cqpool_conn_destroy().
  * Return: true once cqpool no longer serves the device of either end.
  */
 bool cqpool_conn_device_gone(struct cqpool_conn *c)
@@ -310,12 +287,6 @@ void cqpool_conn_destroy(struct cqpool_conn *c)
 		rdma_disconnect(c->client.id);
 	cqpool_conn_end_release(c, &c->client);
 	cqpool_conn_end_release(c, &c->server);
-	if (c->bad) {
-		ib_dma_unmap_single(c->bad_pd->device, c->bad_dma,
-				    CQPOOL_BAD_RKEY_LEN, DMA_BIDIRECTIONAL);
-		kfree(c->bad);
-		ib_dealloc_pd(c->bad_pd);
-	}
 	kfree(c);
 }
 
@@ -325,7 +296,7 @@ static int cqpool_conn_buffer(struct cqpool_conn *c,
 {
 	struct ib_device *dev = end->id->device;
 
-	end->buf = kzalloc(c->buf_size, GFP_KERNEL | __GFP_NOWARN);
+	end->buf = kzalloc(c->buf_size, GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
 	if (!end->buf)
 		return -ENOMEM;
 	end->dma = ib_dma_map_single(dev, end->buf, c->buf_size,
@@ -336,6 +307,57 @@ static int cqpool_conn_buffer(struct cqpool_conn *c,
 		return -ENOMEM;
 	}
 	return 0;
+}
+
+static void cqpool_conn_reg_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct cqpool_conn_end *end = container_of(wc->wr_cqe,
+						   struct cqpool_conn_end,
+						   reg_cqe);
+
+	end->reg_status = wc->status;
+	complete(&end->reg_done);
+}
+
+/*
+ * Registers @end's buffer, and only it, for the peer's RDMA WRITEs: a
+ * fast registration on @end's own QP, whose completion is waited for.
+ */
+static int cqpool_conn_register(struct cqpool_conn *c,
+				struct cqpool_conn_end *end)
+{
+	struct ib_reg_wr wr = {
+		.wr.opcode = IB_WR_REG_MR,
+		.wr.wr_cqe = &end->reg_cqe,
+		.wr.send_flags = IB_SEND_SIGNALED,
+		.access = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE,
+	};
+	struct scatterlist sg;
+	int ret;
+
+	end->mr = ib_alloc_mr(end->pd, IB_MR_TYPE_MEM_REG,
+			      DIV_ROUND_UP(c->buf_size, PAGE_SIZE) + 1);
+	if (IS_ERR(end->mr)) {
+		ret = PTR_ERR(end->mr);
+		end->mr = NULL;
+		return ret;
+	}
+	sg_init_table(&sg, 1);
+	sg_dma_address(&sg) = end->dma;
+	sg_dma_len(&sg) = c->buf_size;
+	if (ib_map_mr_sg(end->mr, &sg, 1, NULL, PAGE_SIZE) != 1)
+		return -EINVAL;
+	end->reg_cqe.done = cqpool_conn_reg_done;
+	init_completion(&end->reg_done);
+	wr.mr = end->mr;
+	wr.key = end->mr->rkey;
+	ret = ib_post_send(end->id->qp, &wr.wr, NULL);
+	if (ret)
+		return ret;
+	/* On a timeout, the drain of the connection's release flushes it. */
+	if (!wait_for_completion_timeout(&end->reg_done, CQPOOL_CONN_TIMEOUT))
+		return -ETIMEDOUT;
+	return end->reg_status == IB_WC_SUCCESS ? 0 : -EIO;
 }
 
 /* The IPv4 address of device @name, with its max_cqe; 0 if none. */
@@ -365,6 +387,7 @@ static bool cqpool_conn_valid(const struct cqpool_conn_create *a,
 	       a->poll_ctx <= CQPOOL_POLL_UNBOUND_WORKQUEUE &&
 	       a->send_depth >= 1 && a->send_depth <= CQPOOL_MAX_DEPTH &&
 	       a->recv_depth >= 1 && a->recv_depth <= CQPOOL_MAX_DEPTH &&
+	       (!a->nr_cqe || a->nr_cqe >= a->send_depth + a->recv_depth) &&
 	       a->vector_hint >= -1 && a->msg_size <= CQPOOL_MAX_MSG &&
 	       !a->pad &&
 	       memchr(a->device, 0, CQPOOL_NAME_LEN) &&
@@ -394,10 +417,7 @@ struct cqpool_conn *cqpool_conn_create(const struct cqpool_conn_create *a,
 
 	if (!cqpool_conn_valid(a, pool))
 		return ERR_PTR(-EINVAL);
-	/* Taken over, upstream's pool is cqpool's: nothing to compare. */
-	if (a->cq_mode == CQPOOL_CQ_UPSTREAM && cqpool_takeover_active())
-		return ERR_PTR(-EBUSY);
-	c = kzalloc(sizeof(*c), GFP_KERNEL);
+	c = kzalloc(sizeof(*c), GFP_KERNEL_ACCOUNT);
 	if (!c)
 		return ERR_PTR(-ENOMEM);
 	c->mode = a->cq_mode;
@@ -415,6 +435,7 @@ struct cqpool_conn *cqpool_conn_create(const struct cqpool_conn_create *a,
 	c->init.event_handler = cqpool_conn_qp_event;
 	c->client.conn = c;
 	c->server.conn = c;
+	c->cookie = get_random_u64();
 	cqpool_traffic_init(c);
 	init_completion(&c->connected);
 	mutex_init(&c->cm_lock);
@@ -463,6 +484,8 @@ struct cqpool_conn *cqpool_conn_create(const struct cqpool_conn_create *a,
 		ret = cqpool_conn_buffer(c, &c->client);
 	if (!ret)
 		ret = cqpool_conn_buffer(c, &c->server);
+	if (!ret)
+		ret = cqpool_conn_register(c, &c->server);
 	if (ret)
 		goto out;
 	c->setup_ns = ktime_get_ns() - start;
@@ -505,36 +528,23 @@ void cqpool_conn_info(struct cqpool_conn *c, struct cqpool_conn_info *info)
 }
 
 /*
- * An RDMA WRITE with the rkey of a PD the server does not use: a real
- * access error.  Its completion reaches the traffic handler as an error.
+ * An RDMA WRITE with a key the server's buffer no longer has (its MR's
+ * next one): a real access error.  Its completion reaches the traffic
+ * handler as an error.
  */
 static int cqpool_conn_bad_rkey(struct cqpool_conn *c)
 {
-	struct ib_device *dev = c->client.id->device;
-	struct ib_rdma_wr wr = {};
-	struct ib_sge sge;
+	struct ib_sge sge = { c->client.dma, 1, c->client.pd->local_dma_lkey };
+	struct ib_rdma_wr wr = {
+		.wr.wr_cqe = &c->client.cqe,
+		.wr.sg_list = &sge,
+		.wr.num_sge = 1,
+		.wr.opcode = IB_WR_RDMA_WRITE,
+		.wr.send_flags = IB_SEND_SIGNALED,
+		.remote_addr = c->server.mr->iova,
+		.rkey = ib_inc_rkey(c->server.mr->rkey),
+	};
 
-	if (c->bad)
-		return -ENOTCONN;
-	c->bad_pd = ib_alloc_pd(dev, IB_PD_UNSAFE_GLOBAL_RKEY);
-	if (IS_ERR(c->bad_pd))
-		return PTR_ERR(c->bad_pd);
-	c->bad = kzalloc(CQPOOL_BAD_RKEY_LEN, GFP_KERNEL);
-	if (!c->bad) {
-		ib_dealloc_pd(c->bad_pd);
-		return -ENOMEM;
-	}
-	c->bad_dma = ib_dma_map_single(dev, c->bad, CQPOOL_BAD_RKEY_LEN,
-				       DMA_BIDIRECTIONAL);
-	sge = (struct ib_sge){ c->bad_dma, CQPOOL_BAD_RKEY_LEN,
-			       c->client.pd->local_dma_lkey };
-	wr.wr.wr_cqe = &c->client.cqe;
-	wr.wr.sg_list = &sge;
-	wr.wr.num_sge = 1;
-	wr.wr.opcode = IB_WR_RDMA_WRITE;
-	wr.wr.send_flags = IB_SEND_SIGNALED;
-	wr.remote_addr = c->bad_dma;
-	wr.rkey = c->bad_pd->unsafe_global_rkey;
 	return ib_post_send(c->client.id->qp, &wr.wr, NULL);
 }
 

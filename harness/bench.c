@@ -17,10 +17,13 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/ktime.h>
+#include <linux/sched/signal.h>
 #include <uapi/linux/cqpool.h>
-#include <cqpool/takeover.h>
+#include <cqpool/cqpool.h>
 
-#include "cqpool_internal.h"
+#include "core/pool.h"
+#include "cq_source.h"
+#include "cqpool_harness.h"
 #include "report.h"
 #include "session.h"
 
@@ -43,8 +46,8 @@
  * @a: its arguments and results
  * @dev: the device
  * @pool: with CQPOOL_CQ_POOL, the pool made for the run
+ * @src: where its CQs come from
  * @nvec: vectors both pools spread over
- * @next_vec: with CQPOOL_CQ_PER_QP, the vector of the next spread get
  * @cqs: with CQPOOL_CQ_PER_QP, CQs allocated now
  * @cqes: with CQPOOL_CQ_PER_QP, their entries
  * @removal: hears the device's DEVICE_FATAL, and holds the device
@@ -55,8 +58,8 @@ struct cqpool_bench_ctx {
 	struct cqpool_bench *a;
 	struct ib_device *dev;
 	struct cqpool *pool;
+	struct cqpool_cq_source src;
 	unsigned int nvec;
-	unsigned int next_vec;
 	u32 cqs;
 	u64 cqes;
 	struct cqpool_event_handler removal;
@@ -83,15 +86,13 @@ static struct ib_cq *cqpool_bench_get(struct cqpool_bench_ctx *b,
 
 	if (READ_ONCE(b->stop))
 		return ERR_PTR(-ENODEV);
-	if (b->pool)
-		return cqpool_cq_get(b->pool, nr, vec, NULL);
-	if (b->a->cq_mode == CQPOOL_CQ_UPSTREAM)
-		return ib_cq_pool_get(b->dev, nr, vec, b->a->poll_ctx);
-	/* One CQ per QP, as a ULP without a pool allocates it. */
-	if (vec < 0)
-		vec = b->next_vec++ % b->nvec;
-	cq = ib_alloc_cq(b->dev, NULL, nr, vec, b->a->poll_ctx);
-	if (!IS_ERR(cq)) {
+	/* A run of a million gets ends when its caller is killed. */
+	if (fatal_signal_pending(current))
+		return ERR_PTR(-EINTR);
+	cond_resched();
+	cq = cqpool_cq_source_get(&b->src, nr, vec, NULL);
+	/* One CQ per QP has no pool to count them. */
+	if (!IS_ERR(cq) && b->a->cq_mode == CQPOOL_CQ_PER_QP) {
 		b->cqs++;
 		b->cqes += cq->cqe;
 	}
@@ -101,15 +102,11 @@ static struct ib_cq *cqpool_bench_get(struct cqpool_bench_ctx *b,
 static void cqpool_bench_put(struct cqpool_bench_ctx *b, struct ib_cq *cq,
 			     unsigned int nr)
 {
-	if (b->pool) {
-		cqpool_cq_put(cq, nr, NULL);
-	} else if (b->a->cq_mode == CQPOOL_CQ_UPSTREAM) {
-		ib_cq_pool_put(cq, nr);
-	} else {
+	if (b->a->cq_mode == CQPOOL_CQ_PER_QP) {
 		b->cqs--;
 		b->cqes -= cq->cqe;
-		ib_free_cq(cq);
 	}
+	cqpool_cq_source_put(&b->src, cq, nr, NULL);
 }
 
 /* CQs and entries of the pool under test, at this moment. */
@@ -129,9 +126,7 @@ static void cqpool_bench_sample(struct cqpool_bench_ctx *b)
 		return;
 	}
 	if (b->pool) {
-		mutex_lock(&b->pool->lock);
-		cqp_pool_get_stats(b->pool->ledger, &st);
-		mutex_unlock(&b->pool->lock);
+		cqpool_pool_stats(b->pool, &st);
 		a->cqs = st.cqs;
 		a->cqes = st.cqes;
 		a->reserved_cqes = st.reserved;
@@ -227,8 +222,8 @@ static int cqpool_bench_getput(struct cqpool_bench_ctx *b)
 			ret = cqpool_bench_cycle(b, &cq, 1, a->nr_cqe, false);
 		return ret;
 	}
-	fill = kvcalloc(n, sizeof(*fill), GFP_KERNEL);
-	pick = kcalloc(b->nvec, sizeof(*pick), GFP_KERNEL);
+	fill = kvcalloc(n, sizeof(*fill), GFP_KERNEL_ACCOUNT);
+	pick = kcalloc(b->nvec, sizeof(*pick), GFP_KERNEL_ACCOUNT);
 	if (!fill || !pick) {
 		ret = -ENOMEM;
 		goto out;
@@ -304,12 +299,26 @@ static int cqpool_bench_storm(struct cqpool_bench_ctx *b)
 	struct ib_cq **cqs;
 	int ret;
 
-	cqs = kvcalloc(b->a->iterations, sizeof(*cqs), GFP_KERNEL);
+	cqs = kvcalloc(b->a->iterations, sizeof(*cqs), GFP_KERNEL_ACCOUNT);
 	if (!cqs)
 		return -ENOMEM;
 	ret = cqpool_bench_cycle(b, cqs, b->a->iterations, b->a->nr_cqe, true);
 	kvfree(cqs);
 	return ret;
+}
+
+/*
+ * The most CQ entries a run holds at once: its prefill's CQs on every
+ * vector, or a storm's reservations.  Upstream's pool keeps its CQs as
+ * long as the device lives, so this bounds what a run leaves behind too.
+ */
+static bool cqpool_bench_fits(const struct cqpool_bench *a, unsigned int nvec)
+{
+	u64 cqes = a->kind == CQPOOL_BENCH_STORM ?
+		(u64)a->iterations * a->nr_cqe :
+		(u64)nvec * a->prefill * CQPOOL_BENCH_CQ;
+
+	return cqes <= CQPOOL_BENCH_MAX_CQES;
 }
 
 static bool cqpool_bench_valid(const struct cqpool_bench *a)
@@ -358,7 +367,9 @@ static void cqpool_bench_removal(struct cqpool_event_handler *h,
  *
  * Context: process context.
  * Return: 0, -EINVAL for bad arguments, -ENODEV for an unknown device,
- * or what a get said.
+ * -EOPNOTSUPP for one without completion vectors, -ENOSPC for a run
+ * that would hold more than CQPOOL_BENCH_MAX_CQES entries, -EINTR when
+ * the caller is killed, or what a get said.
  */
 int cqpool_bench_run(struct cqpool_session *s, void *arg)
 {
@@ -372,9 +383,6 @@ int cqpool_bench_run(struct cqpool_session *s, void *arg)
 
 	if (!cqpool_bench_valid(a))
 		return -EINVAL;
-	/* Taken over, upstream's pool is cqpool's: nothing to compare. */
-	if (a->cq_mode == CQPOOL_CQ_UPSTREAM && cqpool_takeover_active())
-		return -EBUSY;
 	b.dev = ib_device_get_by_name(a->device, RDMA_DRIVER_UNKNOWN);
 	if (!b.dev)
 		return -ENODEV;
@@ -388,6 +396,15 @@ int cqpool_bench_run(struct cqpool_session *s, void *arg)
 	/* As both pools count them. */
 	b.nvec = min_t(unsigned int, b.dev->num_comp_vectors,
 		       num_online_cpus());
+	/* Upstream's pool divides by the vectors: nothing to compare with. */
+	if (!b.nvec) {
+		ret = -EOPNOTSUPP;
+		goto out_unhold;
+	}
+	if (!cqpool_bench_fits(a, b.nvec)) {
+		ret = -ENOSPC;
+		goto out_unhold;
+	}
 	if (a->cq_mode == CQPOOL_CQ_POOL) {
 		if (a->kind != CQPOOL_BENCH_STORM) {
 			attr.cq_size = CQPOOL_BENCH_CQ;
@@ -396,15 +413,21 @@ int cqpool_bench_run(struct cqpool_session *s, void *arg)
 		b.pool = cqpool_create(b.dev, &attr);
 		if (IS_ERR(b.pool)) {
 			ret = PTR_ERR(b.pool);
+			b.pool = NULL;
 			goto out_unhold;
 		}
 	}
-	a->get_ns = 0;
-	a->put_ns = 0;
-	if (a->kind == CQPOOL_BENCH_STORM)
-		ret = cqpool_bench_storm(&b);
-	else
-		ret = cqpool_bench_getput(&b);
+	ret = cqpool_cq_source_init(&b.src, a->cq_mode, b.dev, b.pool,
+				    a->poll_ctx);
+	if (!ret) {
+		a->get_ns = 0;
+		a->put_ns = 0;
+		if (a->kind == CQPOOL_BENCH_STORM)
+			ret = cqpool_bench_storm(&b);
+		else
+			ret = cqpool_bench_getput(&b);
+		cqpool_cq_source_exit(&b.src);
+	}
 	if (b.pool)
 		WARN_ON(cqpool_destroy(b.pool));
 out_unhold:

@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Where the harness's CQs come from: cqpool (an owned pool or a device's
+ * shared one), upstream's ib_cq_pool_get(), or one ib_alloc_cq() per QP.
+ * Connections, reservations and benchmarks all take their CQs through
+ * this, so each mode is chosen and checked in one place.
+ */
+#ifndef CQPOOL_CQ_SOURCE_H
+#define CQPOOL_CQ_SOURCE_H
+
+#include <rdma/ib_verbs.h>
+
+#include <cqpool/cqpool.h>
+
+/**
+ * struct cqpool_cq_source - one place CQs come from
+ * @mode: enum cqpool_cq_mode
+ * @dev: the device; its holder keeps it for the source's lifetime
+ * @pool: CQPOOL_CQ_POOL: an owned pool (its holder keeps it) or the
+ *	device's shared pool of @poll_ctx, which the source holds
+ * @shared: @pool is the shared pool
+ * @poll_ctx: of upstream's pool, or of a CQ per QP
+ */
+struct cqpool_cq_source {
+	u32 mode;
+	struct ib_device *dev;
+	struct cqpool *pool;
+	bool shared;
+	enum ib_poll_context poll_ctx;
+};
+
+int cqpool_cq_source_init(struct cqpool_cq_source *src, u32 mode,
+			  struct ib_device *dev, struct cqpool *owned,
+			  enum ib_poll_context poll_ctx);
+void cqpool_cq_source_exit(struct cqpool_cq_source *src);
+struct ib_cq *cqpool_cq_source_get(struct cqpool_cq_source *src,
+				   unsigned int nr_cqe, int vector_hint,
+				   struct cqpool_hook *hook);
+void cqpool_cq_source_put(struct cqpool_cq_source *src, struct ib_cq *cq,
+			  unsigned int nr_cqe, struct cqpool_hook *hook);
+
+#endif /* CQPOOL_CQ_SOURCE_H */

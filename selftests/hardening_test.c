@@ -1,0 +1,526 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kselftest: /dev/cqpool held to what a system call surface owes its
+ * callers.  One test per defect a review of the ioctls found: a clear
+ * errno for what makes no sense, nothing left behind by a command that
+ * fails, and no command for a process that lost the privilege.
+ *
+ * A second rxe device, rxe1 on the other end of the veth pair, is made
+ * for the cross-device case, so that it runs on the stock kernel, which
+ * has no siw.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <signal.h>
+#include <fcntl.h>
+#include <linux/cqpool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "kselftest_harness.h"
+#include "lib.h"
+#include "ulp.h"
+
+/* The entries LIST has of @what: its count, or -1. */
+static int list_count(int fd, unsigned int what, unsigned int entry_size)
+{
+	struct cqpool_list l = {
+		.size = sizeof(l),
+		.what = what,
+		.entry_size = entry_size,
+	};
+
+	return ioctl(fd, CQPOOL_IOC_LIST, &l) ? -1 : (int)l.count;
+}
+
+static int pools(int fd)
+{
+	return list_count(fd, CQPOOL_LIST_POOLS,
+			  sizeof(struct cqpool_pool_info));
+}
+
+static int conns(int fd)
+{
+	return list_count(fd, CQPOOL_LIST_CONNS,
+			  sizeof(struct cqpool_conn_info));
+}
+
+/* Reservations on rxe0, from debugfs: -1 if unreadable. */
+static long long users(void)
+{
+	struct totals t;
+
+	return read_totals(&t) ? -1 : (long long)t.users;
+}
+
+/*
+ * A copy of @arg in a page the kernel can read but not write: the
+ * command runs, its copy back fails.
+ */
+static void *read_only_copy(const void *arg, size_t len)
+{
+	void *page = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+			  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (page == MAP_FAILED)
+		return NULL;
+	memcpy(page, arg, len);
+	if (mprotect(page, 4096, PROT_READ)) {
+		munmap(page, 4096);
+		return NULL;
+	}
+	return page;
+}
+
+/* In a child: drop to nobody, with no capability, then run @fn on @fd. */
+static int as_nobody(int fd, int (*fn)(int fd))
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		if (setresgid(65534, 65534, 65534) ||
+		    setresuid(65534, 65534, 65534))
+			_exit(200);
+		_exit(fn(fd) ? errno : 0);
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status);
+}
+
+static int try_pool_create(int fd)
+{
+	struct cqpool_pool_create c;
+
+	pool_attr(&c);
+	return ioctl(fd, CQPOOL_IOC_POOL_CREATE, &c);
+}
+
+static int try_bench(int fd)
+{
+	struct cqpool_bench b = {
+		.size = sizeof(b),
+		.kind = CQPOOL_BENCH_GET_PUT,
+		.cq_mode = CQPOOL_CQ_POOL,
+		.poll_ctx = CQPOOL_POLL_WORKQUEUE,
+		.nr_cqe = 16,
+		.prefill = 1,
+		.iterations = 1,
+	};
+
+	strcpy(b.device, "rxe0");
+	return ioctl(fd, CQPOOL_IOC_BENCH, &b);
+}
+
+static int try_list(int fd)
+{
+	return pools(fd) < 0 ? -1 : 0;
+}
+
+FIXTURE(hardening) {
+	int fd;
+	bool rxe1;
+};
+
+FIXTURE_SETUP(hardening)
+{
+	self->fd = open(CQPOOL_DEVICE_PATH, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, self->fd) TH_LOG("open %s: %s", CQPOOL_DEVICE_PATH,
+				      strerror(errno));
+}
+
+FIXTURE_TEARDOWN(hardening)
+{
+	close(self->fd);
+	if (self->rxe1)
+		sh("/usr/bin/rdma link delete rxe1");
+}
+
+/* Defect 1: a CQ of one device under a QP of another. */
+TEST_F(hardening, owned_pool_of_another_device_is_einval)
+{
+	struct cqpool_pool_create p;
+	struct cqpool_conn_create c;
+	int before;
+
+	ASSERT_EQ(0, sh("/usr/bin/rdma link add rxe1 type rxe netdev v1"));
+	self->rxe1 = true;
+	ASSERT_EQ(0, wait_device_listed("rxe1", 1));
+	pool_attr(&p);
+	strcpy(p.device, "rxe1");
+	ASSERT_EQ(0, ioctl(self->fd, CQPOOL_IOC_POOL_CREATE, &p));
+
+	before = conns(self->fd);
+	conn_attr(&c, "rxe0", CQPOOL_CQ_POOL);
+	c.pool_id = p.id;
+	EXPECT_EQ(-1, ioctl(self->fd, CQPOOL_IOC_CONN_CREATE, &c));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(before, conns(self->fd));
+	if (conns(self->fd) > before) {
+		struct cqpool_destroy d = { .size = sizeof(d), .id = c.id };
+
+		ioctl(self->fd, CQPOOL_IOC_CONN_DESTROY, &d);
+	}
+	EXPECT_EQ(0, pool_destroy(self->fd, p.id));
+}
+
+/* Defect 2: a CQ smaller than the queues overruns, and a drain hangs. */
+TEST_F(hardening, nr_cqe_below_both_depths_is_einval)
+{
+	static const unsigned int modes[] = {
+		CQPOOL_CQ_POOL, CQPOOL_CQ_UPSTREAM, CQPOOL_CQ_PER_QP,
+	};
+	struct cqpool_conn_create c;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(modes); i++) {
+		conn_attr(&c, "rxe0", modes[i]);
+		c.send_depth = 256;
+		c.recv_depth = 256;
+		c.nr_cqe = 1;
+		EXPECT_EQ(-1, ioctl(self->fd, CQPOOL_IOC_CONN_CREATE, &c))
+			TH_LOG("mode %u took nr_cqe 1 for depths 256", modes[i]);
+		EXPECT_EQ(EINVAL, errno);
+		c.nr_cqe = 511;
+		EXPECT_EQ(-1, ioctl(self->fd, CQPOOL_IOC_CONN_CREATE, &c))
+			TH_LOG("mode %u took nr_cqe 511 for depths 256", modes[i]);
+		EXPECT_EQ(EINVAL, errno);
+	}
+	EXPECT_EQ(0, conns(self->fd));
+}
+
+/*
+ * Defect 3: a TRAFFIC held the file's lock for its whole run, and every
+ * other command on the file slept, unkillable, behind it.
+ */
+TEST_F(hardening, traffic_does_not_hold_up_the_other_commands)
+{
+	struct cqpool_conn_create c;
+	struct cqpool_traffic t = {
+		.size = sizeof(t),
+		.op = CQPOOL_OP_SEND,
+		.msg_size = 512,
+		.depth = 8,
+		.duration_ms = 4000,
+	};
+	struct cqpool_destroy d = { .size = sizeof(d) };
+	struct cqpool_cq_get g;
+	int status;
+	pid_t pid;
+
+	conn_attr(&c, "rxe0", CQPOOL_CQ_POOL);
+	ASSERT_EQ(0, ioctl(self->fd, CQPOOL_IOC_CONN_CREATE, &c));
+	t.conn_id = c.id;
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0)
+		_exit(ioctl(self->fd, CQPOOL_IOC_TRAFFIC, &t) ? errno : 0);
+	usleep(500 * 1000);
+
+	/* All of these while the run (4 s) goes on. */
+	EXPECT_LE(0, pools(self->fd));
+	EXPECT_EQ(0, shared_get(self->fd, 16, &g));
+	EXPECT_EQ(0, put(self->fd, g.id));
+	d.id = c.id;
+	EXPECT_EQ(-1, ioctl(self->fd, CQPOOL_IOC_CONN_DESTROY, &d));
+	EXPECT_EQ(EBUSY, errno) TH_LOG("a connection in use was destroyed");
+	EXPECT_EQ(-1, ioctl(self->fd, CQPOOL_IOC_TRAFFIC, &t));
+	EXPECT_EQ(EBUSY, errno) TH_LOG("a second run on the same fd");
+	EXPECT_EQ(0, waitpid(pid, &status, WNOHANG))
+		TH_LOG("the commands waited for the run to end");
+
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	EXPECT_EQ(0, ioctl(self->fd, CQPOOL_IOC_CONN_DESTROY, &d));
+}
+
+/*
+ * Defect 4: the server's PD had a global rkey, which on a soft device
+ * reaches all kernel memory.  RDMA WRITE traffic still runs: through a
+ * registration of the server's buffer alone.
+ */
+TEST_F(hardening, no_pd_has_a_global_rkey)
+{
+	struct cqpool_conn_create c;
+	struct cqpool_traffic t = {
+		.size = sizeof(t),
+		.op = CQPOOL_OP_WRITE,
+		.msg_size = 512,
+		.depth = 8,
+		.count = 100,
+	};
+	struct cqpool_destroy d = { .size = sizeof(d) };
+
+	conn_attr(&c, "rxe0", CQPOOL_CQ_POOL);
+	ASSERT_EQ(0, ioctl(self->fd, CQPOOL_IOC_CONN_CREATE, &c));
+	EXPECT_EQ(0, sh("/usr/bin/rdma res show pd | grep -q cqpool"))
+		TH_LOG("rdma res show pd lists no PD of the harness");
+	EXPECT_NE(0, sh("/usr/bin/rdma res show pd | grep -q unsafe_global_rkey"))
+		TH_LOG("a PD with a global rkey");
+	t.conn_id = c.id;
+	EXPECT_EQ(0, ioctl(self->fd, CQPOOL_IOC_TRAFFIC, &t));
+	/* A WRITE completes at the client alone. */
+	EXPECT_EQ(100, t.completions);
+	EXPECT_EQ(0, t.errors);
+	d.id = c.id;
+	EXPECT_EQ(0, ioctl(self->fd, CQPOOL_IOC_CONN_DESTROY, &d));
+}
+
+/* Defect 7: a command that made something, then could not say so. */
+TEST_F(hardening, failed_copy_back_leaves_nothing_behind)
+{
+	struct cqpool_pool_create p;
+	struct cqpool_cq_get g = {
+		.size = sizeof(g),
+		.flags = CQPOOL_CQ_GET_SHARED,
+		.poll_ctx = CQPOOL_POLL_SOFTIRQ,
+		.nr_cqe = 16,
+		.vector_hint = -1,
+	};
+	int before = pools(self->fd);
+	long long held = users();
+	void *ro;
+
+	ASSERT_LE(0, before);
+	ASSERT_LE(0, held);
+	pool_attr(&p);
+	ro = read_only_copy(&p, sizeof(p));
+	ASSERT_NE(NULL, ro);
+	EXPECT_EQ(-1, ioctl(self->fd, CQPOOL_IOC_POOL_CREATE, ro));
+	EXPECT_EQ(EFAULT, errno);
+	EXPECT_EQ(before, pools(self->fd)) TH_LOG("a pool was left behind");
+	munmap(ro, 4096);
+
+	strcpy(g.device, "rxe0");
+	ro = read_only_copy(&g, sizeof(g));
+	ASSERT_NE(NULL, ro);
+	EXPECT_EQ(-1, ioctl(self->fd, CQPOOL_IOC_CQ_GET, ro));
+	EXPECT_EQ(EFAULT, errno);
+	EXPECT_EQ(held, users()) TH_LOG("a reservation was left behind");
+	munmap(ro, 4096);
+}
+
+/* Defect 7: PUT, the destroys and TRIGGER take their argument only. */
+TEST_F(hardening, commands_without_output_take_a_read_only_argument)
+{
+	struct cqpool_destroy d = { .size = sizeof(d) };
+	struct cqpool_pool_create p;
+	void *ro;
+
+	EXPECT_EQ(0, _IOC_DIR(CQPOOL_IOC_CQ_PUT) & _IOC_READ);
+	EXPECT_EQ(0, _IOC_DIR(CQPOOL_IOC_POOL_DESTROY) & _IOC_READ);
+	EXPECT_EQ(0, _IOC_DIR(CQPOOL_IOC_EVENTS_UNWATCH) & _IOC_READ);
+	EXPECT_EQ(0, _IOC_DIR(CQPOOL_IOC_CONN_DESTROY) & _IOC_READ);
+	EXPECT_EQ(0, _IOC_DIR(CQPOOL_IOC_TRIGGER) & _IOC_READ);
+
+	pool_attr(&p);
+	ASSERT_EQ(0, ioctl(self->fd, CQPOOL_IOC_POOL_CREATE, &p));
+	d.id = p.id;
+	ro = read_only_copy(&d, sizeof(d));
+	ASSERT_NE(NULL, ro);
+	EXPECT_EQ(0, ioctl(self->fd, CQPOOL_IOC_POOL_DESTROY, ro));
+	EXPECT_EQ(-1, ioctl(self->fd, CQPOOL_IOC_POOL_DESTROY, ro));
+	EXPECT_EQ(ENOENT, errno);
+	munmap(ro, 4096);
+}
+
+/* Defect 8: the first version of each struct is what the kernel takes. */
+TEST_F(hardening, first_versions_are_accepted_and_no_less)
+{
+	struct cqpool_version v = { .size = CQPOOL_VERSION_SIZE_VER0 };
+	static const unsigned int ver0[NR_CMDS] = {
+		CQPOOL_VERSION_SIZE_VER0, CQPOOL_POOL_CREATE_SIZE_VER0,
+		CQPOOL_DESTROY_SIZE_VER0, CQPOOL_CQ_GET_SIZE_VER0,
+		CQPOOL_DESTROY_SIZE_VER0, CQPOOL_EVENTS_WATCH_SIZE_VER0,
+		CQPOOL_DESTROY_SIZE_VER0, CQPOOL_EVENTS_READ_SIZE_VER0,
+		CQPOOL_LIST_SIZE_VER0, CQPOOL_CONN_CREATE_SIZE_VER0,
+		CQPOOL_DESTROY_SIZE_VER0, CQPOOL_TRAFFIC_SIZE_VER0,
+		CQPOOL_TRIGGER_SIZE_VER0, CQPOOL_BENCH_SIZE_VER0,
+	};
+	unsigned int i;
+
+	for (i = 0; i < NR_CMDS; i++) {
+		unsigned int size = ver0[i] - 4;
+		__u8 arg[512] = {};
+
+		EXPECT_LE(ver0[i], cmds[i].size);
+		memcpy(arg, &size, sizeof(size));
+		EXPECT_EQ(-1, ioctl(self->fd, _IOC(cmds[i].dir,
+						   CQPOOL_IOC_MAGIC,
+						   cmds[i].nr, size), arg));
+		EXPECT_EQ(EINVAL, errno) TH_LOG("%s below its first version",
+						cmds[i].type);
+	}
+	/* VERSION at its first size runs. */
+	EXPECT_EQ(0, ioctl(self->fd, _IOC(_IOC_READ | _IOC_WRITE,
+					  CQPOOL_IOC_MAGIC, 0,
+					  CQPOOL_VERSION_SIZE_VER0), &v));
+	EXPECT_EQ(CQPOOL_ABI_VERSION, v.abi_version);
+}
+
+/* Defect 9: masks past the last event, and hints below -1. */
+TEST_F(hardening, event_mask_past_the_last_event_is_einval)
+{
+	struct cqpool_events_watch w = { .size = sizeof(w) };
+	struct cqpool_destroy d = { .size = sizeof(d) };
+
+	strcpy(w.device, "rxe0");
+	w.event_mask = 1ULL << 40;
+	EXPECT_EQ(-1, ioctl(self->fd, CQPOOL_IOC_EVENTS_WATCH, &w));
+	EXPECT_EQ(EINVAL, errno);
+	w.event_mask = 1ULL << 20;
+	EXPECT_EQ(-1, ioctl(self->fd, CQPOOL_IOC_EVENTS_WATCH, &w));
+	EXPECT_EQ(EINVAL, errno);
+	w.event_mask = 1ULL << CQPOOL_EVENT_GID_CHANGE;
+	ASSERT_EQ(0, ioctl(self->fd, CQPOOL_IOC_EVENTS_WATCH, &w));
+	d.id = w.id;
+	EXPECT_EQ(0, ioctl(self->fd, CQPOOL_IOC_EVENTS_UNWATCH, &d));
+}
+
+TEST_F(hardening, vector_hint_below_minus_one_is_einval)
+{
+	struct cqpool_cq_get g;
+	long long held = users();
+
+	EXPECT_EQ(-1, shared_get_on(self->fd, 16, -5, &g));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(held, users());
+}
+
+/* Defect 9: names kept whole, and nothing that reaches a terminal raw. */
+TEST_F(hardening, pool_names_are_whole_and_printable)
+{
+	struct cqpool_pool_info info[64];
+	struct cqpool_list l = {
+		.size = sizeof(l),
+		.what = CQPOOL_LIST_POOLS,
+		.entry_size = sizeof(info[0]),
+		.count = 64,
+		.entries = (__u64)(unsigned long)info,
+	};
+	struct cqpool_pool_create p;
+	int i, found = 0;
+
+	pool_attr(&p);
+	strcpy(p.name, "selftest\n\x1b[2J");
+	EXPECT_EQ(-1, ioctl(self->fd, CQPOOL_IOC_POOL_CREATE, &p));
+	EXPECT_EQ(EINVAL, errno);
+
+	memset(p.name, 'n', sizeof(p.name) - 1);
+	p.name[sizeof(p.name) - 1] = 0;
+	ASSERT_EQ(0, ioctl(self->fd, CQPOOL_IOC_POOL_CREATE, &p));
+	ASSERT_EQ(0, ioctl(self->fd, CQPOOL_IOC_LIST, &l));
+	for (i = 0; i < (int)l.count && i < 64; i++)
+		found |= !strcmp(info[i].name, p.name);
+	EXPECT_TRUE(found) TH_LOG("the 63-byte name was not listed whole");
+	EXPECT_EQ(0, pool_destroy(self->fd, p.id));
+}
+
+/*
+ * Defect 5: BENCH at the header's own maxima filled gigabytes of CQs and
+ * could not be killed.
+ */
+TEST_F(hardening, bench_beyond_its_entry_limit_is_enospc)
+{
+	struct cqpool_bench b = {
+		.size = sizeof(b),
+		.kind = CQPOOL_BENCH_GET_PUT,
+		.cq_mode = CQPOOL_CQ_POOL,
+		.poll_ctx = CQPOOL_POLL_WORKQUEUE,
+		.nr_cqe = 16,
+		.prefill = 4096,
+		.iterations = 1,
+	};
+
+	strcpy(b.device, "rxe0");
+	/* 4096 CQs of 4096 entries per vector: past the limit on one. */
+	EXPECT_EQ(-1, ioctl(self->fd, CQPOOL_IOC_BENCH, &b));
+	EXPECT_EQ(ENOSPC, errno);
+	EXPECT_EQ(0, users());
+}
+
+TEST_F(hardening, bench_ends_when_its_caller_is_killed)
+{
+	struct cqpool_bench b = {
+		.size = sizeof(b),
+		.kind = CQPOOL_BENCH_GET_PUT,
+		.cq_mode = CQPOOL_CQ_PER_QP,
+		.poll_ctx = CQPOOL_POLL_WORKQUEUE,
+		.nr_cqe = 16,
+		.prefill = 1,
+		.iterations = 1000000,
+	};
+	int status, i;
+	pid_t pid;
+
+	strcpy(b.device, "rxe0");
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0)
+		_exit(ioctl(self->fd, CQPOOL_IOC_BENCH, &b) ? errno : 0);
+	/* A million CQ allocations take minutes; the kill, no time. */
+	sleep(1);
+	ASSERT_EQ(0, kill(pid, SIGKILL));
+	for (i = 0; i < 100 && !waitpid(pid, &status, WNOHANG); i++)
+		usleep(100 * 1000);
+	EXPECT_LT(i, 100) TH_LOG("the killed BENCH ran on for 10 s");
+	if (i == 100)
+		waitpid(pid, &status, 0);
+	EXPECT_TRUE(WIFSIGNALED(status));
+}
+
+/*
+ * Defect 6: the limits were per file descriptor only; any number of
+ * them could each hold the most.
+ */
+TEST_F(hardening, objects_are_limited_across_file_descriptors)
+{
+	int fds[CQPOOL_MAX_OBJECTS / CQPOOL_MAX_FD_OBJECTS];
+	struct cqpool_cq_get g;
+	unsigned int i, n;
+	int extra;
+
+	fds[0] = self->fd;
+	for (i = 1; i < ARRAY_SIZE(fds); i++) {
+		fds[i] = open(CQPOOL_DEVICE_PATH, O_RDWR | O_CLOEXEC);
+		ASSERT_LE(0, fds[i]);
+	}
+	for (i = 0; i < ARRAY_SIZE(fds); i++)
+		for (n = 0; n < CQPOOL_MAX_FD_OBJECTS; n++)
+			ASSERT_EQ(0, shared_get(fds[i], 1, &g))
+				TH_LOG("fd %u, reservation %u", i, n);
+	extra = open(CQPOOL_DEVICE_PATH, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, extra);
+	EXPECT_EQ(-1, shared_get(extra, 1, &g));
+	EXPECT_EQ(ENOSPC, errno);
+	close(extra);
+	/* Closing one gives its share back. */
+	close(fds[1]);
+	fds[1] = open(CQPOOL_DEVICE_PATH, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, fds[1]);
+	EXPECT_EQ(0, shared_get(fds[1], 1, &g));
+	for (i = 1; i < ARRAY_SIZE(fds); i++)
+		close(fds[i]);
+}
+
+/* Defect 10: the fd of a process that dropped its privilege. */
+TEST_F(hardening, commands_need_the_privilege_not_just_the_open)
+{
+	int before = pools(self->fd);
+
+	ASSERT_EQ(0, getuid()) TH_LOG("run as root: the test drops to nobody");
+	EXPECT_EQ(EPERM, as_nobody(self->fd, try_pool_create));
+	EXPECT_EQ(EPERM, as_nobody(self->fd, try_bench));
+	EXPECT_EQ(EPERM, as_nobody(self->fd, try_list));
+	EXPECT_EQ(before, pools(self->fd));
+	/* The fd itself still works for the root that holds it. */
+	EXPECT_EQ(0, try_list(self->fd));
+}
+
+TEST_HARNESS_MAIN
