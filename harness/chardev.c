@@ -92,13 +92,17 @@ static int cqpool_version(struct cqpool_session *s, void *arg)
 
 /* No struct is smaller than its first version. */
 static_assert(sizeof(struct cqpool_version) >= CQPOOL_VERSION_SIZE_VER0);
-static_assert(sizeof(struct cqpool_pool_create) >= CQPOOL_POOL_CREATE_SIZE_VER0);
+static_assert(sizeof(struct cqpool_pool_create) >=
+	      CQPOOL_POOL_CREATE_SIZE_VER0);
 static_assert(sizeof(struct cqpool_destroy) >= CQPOOL_DESTROY_SIZE_VER0);
 static_assert(sizeof(struct cqpool_cq_get) >= CQPOOL_CQ_GET_SIZE_VER0);
-static_assert(sizeof(struct cqpool_events_watch) >= CQPOOL_EVENTS_WATCH_SIZE_VER0);
-static_assert(sizeof(struct cqpool_events_read) >= CQPOOL_EVENTS_READ_SIZE_VER0);
+static_assert(sizeof(struct cqpool_events_watch) >=
+	      CQPOOL_EVENTS_WATCH_SIZE_VER0);
+static_assert(sizeof(struct cqpool_events_read) >=
+	      CQPOOL_EVENTS_READ_SIZE_VER0);
 static_assert(sizeof(struct cqpool_list) >= CQPOOL_LIST_SIZE_VER0);
-static_assert(sizeof(struct cqpool_conn_create) >= CQPOOL_CONN_CREATE_SIZE_VER0);
+static_assert(sizeof(struct cqpool_conn_create) >=
+	      CQPOOL_CONN_CREATE_SIZE_VER0);
 static_assert(sizeof(struct cqpool_traffic) >= CQPOOL_TRAFFIC_SIZE_VER0);
 static_assert(sizeof(struct cqpool_trigger) >= CQPOOL_TRIGGER_SIZE_VER0);
 static_assert(sizeof(struct cqpool_bench) >= CQPOOL_BENCH_SIZE_VER0);

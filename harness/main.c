@@ -51,4 +51,5 @@ module_exit(cqpool_harness_exit);
 MODULE_DESCRIPTION("cqpool's test harness: /dev/cqpool");
 MODULE_LICENSE("GPL");
 MODULE_IMPORT_NS(CQPOOL_HARNESS);
-MODULE_VERSION(__stringify(CQPOOL_VERSION_MAJOR) "." __stringify(CQPOOL_VERSION_MINOR));
+MODULE_VERSION(__stringify(CQPOOL_VERSION_MAJOR) "."
+	       __stringify(CQPOOL_VERSION_MINOR));

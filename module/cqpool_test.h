@@ -33,7 +33,10 @@ extern unsigned int cqpool_idle_timeout_ms;
 struct ib_event;
 
 int cqpool_test_dispatch(struct ib_device *dev, const struct ib_event *event);
-/* cqpool_harness.ko's (harness/conn.c): the IPv4 address of the netdev under @dev. */
+/*
+ * cqpool_harness.ko's (harness/conn.c): the IPv4 address of the netdev
+ * under @dev.
+ */
 __be32 cqpool_device_ipv4(struct ib_device *dev);
 
 #endif /* CQPOOL_TEST_H */

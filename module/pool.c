@@ -541,10 +541,10 @@ static int cqpool_grow(struct cqpool *pool, const struct cqp_plan *plan)
  *
  * Context: process context; may sleep.
  * Return: the CQ, or ERR_PTR(-EINVAL) if @nr_cqe is 0 or larger than a
- * CQ of this pool, @vector_hint is below -1 or @hook has no handler, ERR_PTR(-ENOSPC) if the pool
- * is at its CQ limit, ERR_PTR(-ENODEV) if the device is going away, or
- * the error of the verb that failed to grow the pool (the pool is then as
- * it was).
+ * CQ of this pool, @vector_hint is below -1 or @hook has no handler,
+ * ERR_PTR(-ENOSPC) if the pool is at its CQ limit, ERR_PTR(-ENODEV) if
+ * the device is going away, or the error of the verb that failed to grow
+ * the pool (the pool is then as it was).
  */
 struct ib_cq *cqpool_cq_get(struct cqpool *pool, unsigned int nr_cqe,
 			    int vector_hint, struct cqpool_hook *hook)
