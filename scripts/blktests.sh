@@ -94,8 +94,10 @@ results() {
 		/^[a-z]+\/([0-9]+|\*\*\*)/ && /\[(passed|failed|not run)\]$/ {
 			flush()
 			name = $1
-			if (match($0, /^[^ ]+ \((tr|[a-z_]+)=[^)]*\)/))
-				name = name " " substr($2, 2, length($2) - 2)
+			# Its condition: "(tr=rdma)", "(tr=rdma bd=file)"
+			if (match($0, /^[^ ]+ \([a-z_]+=[^)]*\)/))
+				name = name " " substr($0, length($1) + 3,
+						       RLENGTH - length($1) - 3)
 			status = /\[passed\]$/ ? "pass" : /\[failed\]$/ ? "fail" : "skip"
 			reason = ""
 			next
