@@ -35,13 +35,6 @@ static int watch(int fd, const char *device, __u64 mask)
 	return ioctl(fd, CQPOOL_IOC_EVENTS_WATCH, &w) ? -1 : (int)w.id;
 }
 
-static int unwatch(int fd, int id)
-{
-	struct cqpool_destroy d = { .size = sizeof(d), .id = id };
-
-	return ioctl(fd, CQPOOL_IOC_EVENTS_UNWATCH, &d);
-}
-
 static long long count(int fd, int id, int event)
 {
 	struct cqpool_events_read r = { .size = sizeof(r), .id = id };

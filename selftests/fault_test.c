@@ -207,13 +207,11 @@ static int op_get_upstream(int fd)
 static int op_watch(int fd)
 {
 	struct cqpool_events_watch w = { .size = sizeof(w) };
-	struct cqpool_destroy d = { .size = sizeof(d) };
 
 	strcpy(w.device, "rxe0");
 	if (ioctl(fd, CQPOOL_IOC_EVENTS_WATCH, &w))
 		return -1;
-	d.id = w.id;
-	return ioctl(fd, CQPOOL_IOC_EVENTS_UNWATCH, &d);
+	return unwatch(fd, w.id);
 }
 
 static int op_list(int fd)
@@ -240,7 +238,6 @@ static int op_conn_traffic(int fd)
 		.depth = 4,
 		.count = 8,
 	};
-	struct cqpool_destroy d = { .size = sizeof(d) };
 	int ret;
 
 	conn_attr(&c, "rxe0", CQPOOL_CQ_POOL);
@@ -248,8 +245,7 @@ static int op_conn_traffic(int fd)
 		return -1;
 	t.conn_id = c.id;
 	ret = ioctl(fd, CQPOOL_IOC_TRAFFIC, &t);
-	d.id = c.id;
-	if (ioctl(fd, CQPOOL_IOC_CONN_DESTROY, &d))
+	if (conn_destroy(fd, c.id))
 		return -1;
 	return ret;
 }

@@ -162,11 +162,8 @@ TEST_F(hardening, owned_pool_of_another_device_is_einval)
 	EXPECT_EQ(-1, ioctl(self->fd, CQPOOL_IOC_CONN_CREATE, &c));
 	EXPECT_EQ(EINVAL, errno);
 	EXPECT_EQ(before, conns(self->fd));
-	if (conns(self->fd) > before) {
-		struct cqpool_destroy d = { .size = sizeof(d), .id = c.id };
-
-		ioctl(self->fd, CQPOOL_IOC_CONN_DESTROY, &d);
-	}
+	if (conns(self->fd) > before)
+		conn_destroy(self->fd, c.id);
 	EXPECT_EQ(0, pool_destroy(self->fd, p.id));
 }
 
@@ -209,7 +206,6 @@ TEST_F(hardening, traffic_does_not_hold_up_the_other_commands)
 		.depth = 8,
 		.duration_ms = 4000,
 	};
-	struct cqpool_destroy d = { .size = sizeof(d) };
 	struct cqpool_cq_get g;
 	int status;
 	pid_t pid;
@@ -227,8 +223,7 @@ TEST_F(hardening, traffic_does_not_hold_up_the_other_commands)
 	EXPECT_LE(0, pools(self->fd));
 	EXPECT_EQ(0, shared_get(self->fd, 16, &g));
 	EXPECT_EQ(0, put(self->fd, g.id));
-	d.id = c.id;
-	EXPECT_EQ(-1, ioctl(self->fd, CQPOOL_IOC_CONN_DESTROY, &d));
+	EXPECT_EQ(-1, conn_destroy(self->fd, c.id));
 	EXPECT_EQ(EBUSY, errno) TH_LOG("a connection in use was destroyed");
 	EXPECT_EQ(-1, ioctl(self->fd, CQPOOL_IOC_TRAFFIC, &t));
 	EXPECT_EQ(EBUSY, errno) TH_LOG("a second run on the same fd");
@@ -237,7 +232,7 @@ TEST_F(hardening, traffic_does_not_hold_up_the_other_commands)
 
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-	EXPECT_EQ(0, ioctl(self->fd, CQPOOL_IOC_CONN_DESTROY, &d));
+	EXPECT_EQ(0, conn_destroy(self->fd, c.id));
 }
 
 /*
@@ -255,7 +250,6 @@ TEST_F(hardening, no_pd_has_a_global_rkey)
 		.depth = 8,
 		.count = 100,
 	};
-	struct cqpool_destroy d = { .size = sizeof(d) };
 
 	conn_attr(&c, "rxe0", CQPOOL_CQ_POOL);
 	ASSERT_EQ(0, ioctl(self->fd, CQPOOL_IOC_CONN_CREATE, &c));
@@ -268,8 +262,7 @@ TEST_F(hardening, no_pd_has_a_global_rkey)
 	/* A WRITE completes at the client alone. */
 	EXPECT_EQ(100, t.completions);
 	EXPECT_EQ(0, t.errors);
-	d.id = c.id;
-	EXPECT_EQ(0, ioctl(self->fd, CQPOOL_IOC_CONN_DESTROY, &d));
+	EXPECT_EQ(0, conn_destroy(self->fd, c.id));
 }
 
 /* Defect 7: a command that made something, then could not say so. */
@@ -368,7 +361,6 @@ TEST_F(hardening, first_versions_are_accepted_and_no_less)
 TEST_F(hardening, event_mask_past_the_last_event_is_einval)
 {
 	struct cqpool_events_watch w = { .size = sizeof(w) };
-	struct cqpool_destroy d = { .size = sizeof(d) };
 
 	strcpy(w.device, "rxe0");
 	w.event_mask = 1ULL << 40;
@@ -379,8 +371,7 @@ TEST_F(hardening, event_mask_past_the_last_event_is_einval)
 	EXPECT_EQ(EINVAL, errno);
 	w.event_mask = 1ULL << CQPOOL_EVENT_GID_CHANGE;
 	ASSERT_EQ(0, ioctl(self->fd, CQPOOL_IOC_EVENTS_WATCH, &w));
-	d.id = w.id;
-	EXPECT_EQ(0, ioctl(self->fd, CQPOOL_IOC_EVENTS_UNWATCH, &d));
+	EXPECT_EQ(0, unwatch(self->fd, w.id));
 }
 
 TEST_F(hardening, vector_hint_below_minus_one_is_einval)

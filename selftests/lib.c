@@ -126,6 +126,20 @@ int pool_destroy(int fd, unsigned int id)
 	return ioctl(fd, CQPOOL_IOC_POOL_DESTROY, &d);
 }
 
+int unwatch(int fd, unsigned int id)
+{
+	struct cqpool_destroy d = { .size = sizeof(d), .id = id };
+
+	return ioctl(fd, CQPOOL_IOC_EVENTS_UNWATCH, &d);
+}
+
+int conn_destroy(int fd, unsigned int id)
+{
+	struct cqpool_destroy d = { .size = sizeof(d), .id = id };
+
+	return ioctl(fd, CQPOOL_IOC_CONN_DESTROY, &d);
+}
+
 void pool_attr(struct cqpool_pool_create *c)
 {
 	memset(c, 0, sizeof(*c));

@@ -44,6 +44,8 @@ int shared_get_flags(int fd, unsigned int nr, int hint, unsigned int flags,
 int shared_get(int fd, unsigned int nr, struct cqpool_cq_get *g);
 int put(int fd, unsigned int id);
 int pool_destroy(int fd, unsigned int id);
+int unwatch(int fd, unsigned int id);
+int conn_destroy(int fd, unsigned int id);
 /*
  * `rdma link delete rxe0` in a child, which inherits no O_CLOEXEC file
  * descriptor, so it holds nothing the removal waits for.
