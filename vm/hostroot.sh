@@ -8,9 +8,12 @@
 # hostroot_run mounts the host's root at /newroot, makes writable what a
 # distribution's tools write to (tmpfs on /tmp and /run; /etc, /var and
 # /root as overlays over the host's, upper layers in tmpfs, so that nothing
-# reaches the host), mounts the payload at /mnt and runs /mnt/run.sh with
-# bash, chrooted.  PID 1 stays in the initramfs, so that finish() and
-# qemu-exit are still there afterwards.  Sets $status.
+# reaches the host), mounts the payload at /run/cqpool and runs its run.sh
+# with bash, chrooted.  /mnt is an empty tmpfs, as a distribution's is
+# writable and empty: blktests mounts its scratch file systems on
+# /mnt/blktests, and removes that directory afterwards.  PID 1 stays in
+# the initramfs, so that finish() and qemu-exit are still there
+# afterwards.  Sets $status.
 
 R=/newroot
 # From vm/init: fail(), and the kernel's kind.
@@ -52,14 +55,17 @@ hostroot_run() {
 	fi
 	[ -d "$R/lib/modules/$(uname -r)" ] ||
 		fail "no modules for $(uname -r) in the guest's /lib/modules"
-	hostroot_mount 9p payload $R/mnt trans=virtio,version=9p2000.L,msize=262144
-	echo "cqpool-vm: host root mounted, running /mnt/run.sh"
+	hostroot_mount tmpfs tmpfs $R/mnt mode=0755
+	mkdir -p $R/run/cqpool
+	hostroot_mount 9p payload $R/run/cqpool \
+		trans=virtio,version=9p2000.L,msize=262144
+	echo "cqpool-vm: host root mounted, running /run/cqpool/run.sh"
 	# The chroot is the guest's root: systemd's tools (udevadm settle)
 	# would otherwise do nothing ("Running in chroot, ignoring request").
 	chroot $R /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin \
 		HOME=/root TERM=dumb SYSTEMD_IGNORE_CHROOT=1 CQPOOL_KERNEL="$kind" \
-		CQPOOL_RESULTS=/dev/ttyS1 CQPOOL_PAYLOAD=/mnt \
-		/bin/bash -c 'cd /mnt && exec /bin/bash ./run.sh' </dev/null
+		CQPOOL_RESULTS=/dev/ttyS1 CQPOOL_PAYLOAD=/run/cqpool \
+		/bin/bash -c 'cd /run/cqpool && exec /bin/bash ./run.sh' </dev/null
 	status=$?
 	echo "cqpool-vm: payload finished, status $status"
 	sync

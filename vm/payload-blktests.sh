@@ -2,11 +2,13 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Runs inside the blktests VM (CQPOOL_VM_ROOT=host: the host's userland,
-# this payload dir at /mnt) as /mnt/run.sh, for scripts/blktests.sh.
+# this payload dir at $CQPOOL_PAYLOAD) as its run.sh, for
+# scripts/blktests.sh.
 #
 # In the payload: blktests/ (the suite, built), tests (what to run, as
-# ./check takes it), mode (upstream or takeover) and, for takeover,
-# cqpool.ko and cqpool_takeover.ko, loaded before the first test.
+# ./check takes it), img_size (NVME_IMG_SIZE), mode (upstream or
+# takeover) and, for takeover, cqpool.ko and cqpool_takeover.ko, loaded
+# before the first test.
 # Writes out/: check.log (./check's output), results/ (its -o), cq.log
 # (`rdma res show cq` once a second: "SECONDS OWNER CQS CQES" per owner)
 # and, for takeover, totals (cqpool's debugfs totals after the idle
@@ -14,15 +16,17 @@
 # the tests' verdicts are for the host to read.
 set -u
 
-cd /mnt || exit 90
+p=$CQPOOL_PAYLOAD
+cd "$p" || exit 90
 mode=$(cat mode) || exit 90
 tests=$(cat tests) || exit 90
-out=/mnt/out
+img_size=$(cat img_size) || exit 90
+out=$p/out
 KLP=/sys/kernel/livepatch/cqpool_takeover
 TOTALS=/sys/kernel/debug/cqpool/totals
 rm -rf "$out"
 mkdir -p "$out"
-[[ -x /mnt/blktests/check ]] || exit 90
+[[ -x $p/blktests/check ]] || exit 90
 
 say() { echo "blktests-vm: $*"; }
 die() { say "$*"; exit 91; }
@@ -58,8 +62,8 @@ if [[ $mode == takeover ]]; then
 	modprobe rdma_cm || die "modprobe rdma_cm"
 	# A short idle timeout, so that the check of what is left after it
 	# costs seconds.
-	insmod /mnt/cqpool.ko idle_timeout_ms=5000 || die "insmod cqpool.ko"
-	insmod /mnt/cqpool_takeover.ko || die "insmod cqpool_takeover.ko"
+	insmod "$p/cqpool.ko" idle_timeout_ms=5000 || die "insmod cqpool.ko"
+	insmod "$p/cqpool_takeover.ko" || die "insmod cqpool_takeover.ko"
 	wait_for 60 grep -qx 0 "$KLP/transition" ||
 		die "the takeover's livepatch transition did not finish"
 	grep -qx 1 "$KLP/enabled" || die "the takeover is not enabled"
@@ -88,11 +92,12 @@ fi
 ) >"$out/cq.log" 2>/dev/null &
 sampler=$!
 
-say "running ./check $tests ($mode)"
+say "running ./check $tests ($mode, NVME_IMG_SIZE=$img_size)"
 # shellcheck disable=SC2086  # $tests: a list of tests and groups
 (
-	cd /mnt/blktests &&
-		USE_RXE=1 NVMET_TRTYPES=rdma ./check -o "$out/results" $tests
+	cd "$p/blktests" &&
+		USE_RXE=1 NVMET_TRTYPES=rdma NVME_IMG_SIZE=$img_size \
+			./check -o "$out/results" $tests
 ) >"$out/check.log" 2>&1
 say "./check exited with status $?"
 kill "$sampler"
