@@ -1,28 +1,44 @@
 # SPDX-License-Identifier: GPL-2.0
 #
-# make             build cqpool.ko against KDIR
+# make             build the modules, for each kernel (below)
 # make check       every test: lint, build, userspace, both VMs
 # make check-fast  the same without the debug kernel
 # make demo        boot the stock kernel with soft-RoCE and show cqpool
 # make bench       cqpool vs upstream vs per-QP CQs in one stock VM boot: bench/results.json, BENCHMARKS.md
+# make dkms        add cqpool to DKMS, build and install it for each kernel
+# make coverage    line coverage of module/*.c from the last make check
 # make blktests    blktests' nvme/ (rdma) and srp/ groups, whole, upstream vs takeover,
 #                  on the stock and debug kernels: BLKTESTS.md
 #
-# KDIR defaults to the running kernel's build dir, else the newest
-# installed Debian linux-headers-*-amd64.
+# Which kernels: KVER=VERSION (its /usr/src/linux-headers-VERSION) or
+# KDIR=DIR picks one, built in place (as DKMS does).  Otherwise KERNELS,
+# by default every supported Debian 12 kernel whose headers are installed
+# (scripts/kernels.sh: 6.1, 6.12, 6.12-rt), each in build/kbuild-VERSION.
+# Nothing depends on which kernel is the newest.
 
-KDIR ?= $(firstword $(wildcard /lib/modules/$(shell uname -r)/build) \
-		    $(lastword $(sort $(wildcard /usr/src/linux-headers-*-amd64))))
+ifneq ($(KVER),)
+KDIR ?= /usr/src/linux-headers-$(KVER)
+endif
+KERNELS ?= $(shell scripts/kernels.sh)
 
 .PHONY: all module clean check check-fast demo symcheck userspace
 
 all: module
 
+ifneq ($(KDIR),)
 module:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
+else
+module:
+	@test -n "$(KERNELS)" || scripts/kernels.sh
+	@set -e; for v in $(KERNELS); do \
+		echo "== cqpool for $$v: build/kbuild-$$v"; \
+		scripts/kbuild.sh $$v /usr/src/linux-headers-$$v; \
+	done
+endif
 
 clean:
-	$(MAKE) -C $(KDIR) M=$(CURDIR) clean
+	$(if $(KDIR),$(MAKE) -C $(KDIR) M=$(CURDIR) clean)
 	$(MAKE) -C userspace clean
 	rm -rf build
 
@@ -41,6 +57,20 @@ demo:
 .PHONY: bench
 bench:
 	./scripts/bench.sh
+
+# cqpool in DKMS, built and installed for each of KERNELS.
+.PHONY: dkms
+dkms:
+	scripts/dkms.sh $(KERNELS)
+
+# The line coverage of module/*.c from the last `make check`'s debug VM.
+.PHONY: coverage
+coverage:
+	@test -f build/check/coverage/coverage.txt || \
+		{ echo "no coverage yet: make check runs the GCOV build on the debug kernel" >&2; exit 1; }
+	@cat build/check/coverage/coverage.txt
+	@echo
+	@cat build/check/coverage/uncovered.txt
 
 .PHONY: blktests
 blktests:

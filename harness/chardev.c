@@ -246,7 +246,6 @@ static const struct file_operations cqpool_fops = {
 	.release = cqpool_release,
 	.unlocked_ioctl = cqpool_ioctl,
 	.compat_ioctl = compat_ptr_ioctl,
-	.llseek = no_llseek,
 };
 
 static struct miscdevice cqpool_miscdev = {

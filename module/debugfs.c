@@ -152,7 +152,6 @@ static const struct file_operations cqpool_inject_fops = {
 	.owner = THIS_MODULE,
 	.open = simple_open,
 	.write = cqpool_inject_write,
-	.llseek = no_llseek,
 };
 
 int cqpool_debugfs_init(void)

@@ -24,6 +24,7 @@ set -uo pipefail
 mode=${1:-full}
 BLKTESTS_STOCK=${BLKTESTS_STOCK:-nvme/003 srp/001}
 BLKTESTS_DEBUG=${BLKTESTS_DEBUG:-nvme/003}
+CQPOOL_COVERAGE_MIN=${CQPOOL_COVERAGE_MIN:-90}
 case $mode in full|fast) ;; *) echo "usage: $0 full|fast" >&2; exit 2 ;; esac
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -68,8 +69,19 @@ no_warnings() {
 }
 
 # kbuild KIND KDIR: build for KIND with W=1, warnings are failures
-kbuild() {
-	no_warnings "$out/kbuild-$1" scripts/kbuild.sh "$1" "$2" W=1
+kbuild() { # KIND KDIR [MAKE ARGS...]
+	no_warnings "$out/kbuild-$1" scripts/kbuild.sh "$1" "$2" W=1 "${@:3}"
+}
+
+# coverage_met: the debug VM's line coverage of module/*.c (make
+# coverage) is at least CQPOOL_COVERAGE_MIN percent, HCA-only code apart
+coverage_met() {
+	scripts/coverage.sh "$out/vm-debug/results.log" build/kbuild-debug \
+		"$out/coverage" || return 1
+	awk -v min="$CQPOOL_COVERAGE_MIN" '$1 == "total" {
+		sub(/%/, "", $5); ok = $5 + 0 >= min
+		print "total " $5 "%, at least " min "%: " (ok ? "yes" : "no")
+	} END { exit !ok }' "$out/coverage/coverage.txt"
 }
 
 # kernel_doc_clean: kernel-doc finds nothing wrong, and every exported
@@ -234,6 +246,11 @@ step lint:kernel-doc kernel_doc_clean
 stock_ver=$(vm/run.sh --print-stock-version)
 stock_kdir=/usr/src/linux-headers-$stock_ver
 step build:stock kbuild stock "$stock_kdir"
+# Every other supported kernel whose headers are installed (6.12): the
+# same warning-free build.
+for v in $(scripts/kernels.sh); do
+	[ "$v" = "$stock_ver" ] || step "build:$v" kbuild "$v" "/usr/src/linux-headers-$v"
+done
 step lint:sparse sparse_clean stock "$stock_kdir"
 step lint:cxx-freestanding scripts/cxx-check.sh \
 	build/kbuild-stock/module/core/*.o
@@ -262,6 +279,26 @@ else
 	record vm:stock 0 1 "payload not built"
 fi
 
+# DKMS, in a tree of its own (nothing of the system's changes): cqpool
+# added, built and installed for each supported kernel, then found by
+# modprobe in a VM of each kernel that has an image here.
+dkms_vm() { # VERSION
+	local p=$top/build/payload-dkms
+
+	rm -rf "$p" && mkdir -p "$p" && cp vm/payload-dkms.sh "$p/run.sh" &&
+		CQPOOL_STOCK_VERSION=$1 CQPOOL_VM_MODULES=$top/build/dkms \
+		CQPOOL_VM_QUIET=1 vm/run.sh stock "$p" "$out/vm-dkms-$1"
+}
+if step dkms:install scripts/dkms.sh -r build/dkms $(scripts/kernels.sh); then
+	for v in $(scripts/kernels.sh); do
+		if [ -r "/boot/vmlinuz-$v" ]; then
+			step "vm:dkms-$v" dkms_vm "$v"
+		else
+			echo "    (no /boot/vmlinuz-$v: the DKMS build for $v is not booted)"
+		fi
+	done
+fi
+
 # CPU hotplug wants more CPUs than the other tests: a VM of its own.
 if payload stock-smp4 build/kbuild-stock; then
 	echo hotplug_test >build/payload-stock-smp4/only
@@ -272,12 +309,16 @@ fi
 
 if [ "$mode" = full ]; then
 	if debug_dir=$(vm/kernel.sh debug 2>"$out/debug-kernel.log"); then
-		step build:debug kbuild debug "$debug_dir/build"
+		# With GCOV: the C++ check below then also proves that the
+		# core got none of gcov's constructors.
+		step build:debug kbuild debug "$debug_dir/build" CQPOOL_GCOV=1
 		step lint:cxx-freestanding-debug scripts/cxx-check.sh \
 			build/kbuild-debug/module/core/*.o \
 			build/kbuild-debug/kunit/core/*.o
 		if payload debug build/kbuild-debug; then
 			vm debug build/payload-debug
+			step coverage coverage_met
+			sed 's/^/    /' "$out/coverage/coverage.txt" 2>/dev/null
 		else
 			record vm:debug 0 1 "payload not built"
 		fi

@@ -13,8 +13,11 @@
 # vm/init as /init and PAYLOAD_DIR as /payload (ELF programs in the payload
 # get their shared libraries copied in too).
 #
-# The stock kernel version is that of the newest /boot/vmlinuz-*-amd64
-# (override: CQPOOL_STOCK_VERSION); its modules come from /lib/modules/VER.
+# The stock kernel is Debian 12's own series, 6.1: the newest installed
+# /boot/vmlinuz-6.1.*-amd64, whatever else is installed beside it.
+# CQPOOL_STOCK_VERSION names another (6.12's "6.12.117+deb12-amd64").
+# Its modules come from /lib/modules/VER, decompressed (6.12 ships
+# .ko.xz, which busybox's insmod cannot load).
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -27,9 +30,9 @@ stock_version() {
 		echo "$CQPOOL_STOCK_VERSION"
 		return
 	fi
-	v=$(find /boot -maxdepth 1 -name 'vmlinuz-*-amd64' -printf '%f\n' |
+	v=$(find /boot -maxdepth 1 -name 'vmlinuz-6.1.*-amd64' -printf '%f\n' |
 		sed 's/^vmlinuz-//' | sort -V | tail -n 1)
-	[[ -n $v ]] || die "no /boot/vmlinuz-*-amd64"
+	[[ -n $v ]] || die "no /boot/vmlinuz-6.1.*-amd64: apt-get install linux-image-amd64"
 	echo "$v"
 }
 
@@ -161,7 +164,12 @@ if [[ $kind == stock ]]; then
 		awk '$1 == "insmod" { print $2 }' | sort -u)
 	[[ ${#kos[@]} -ge ${#mods[@]} ]] || die "module closure of ${mods[*]} looks incomplete: ${kos[*]}"
 	for ko in "${kos[@]}"; do
-		put "$ko"
+		if [[ $ko == *.ko.xz ]]; then
+			mkdir -p "$st$(dirname "$ko")"
+			xz -dc "$ko" >"$st${ko%.xz}"
+		else
+			put "$ko"
+		fi
 	done
 else
 	kdir=$("$here/kernel.sh" "$kind") || die "vm/kernel.sh $kind failed"
@@ -174,6 +182,21 @@ fi
 for f in "$mdir"/modules.order "$mdir"/modules.builtin*; do
 	[[ -e $f ]] && cp "$f" "$st/lib/modules/$ver/"
 done
+# CQPOOL_VM_MODULES=ROOT: ROOT/lib/modules/VER/ joins the guest's modules
+# tree, as a package that installs modules (DKMS's updates/dkms/) would.
+if [[ -n ${CQPOOL_VM_MODULES:-} ]]; then
+	extra=$CQPOOL_VM_MODULES/lib/modules/$ver
+	[[ -d $extra ]] || die "no $extra"
+	while read -r ko; do
+		rel=${ko#"$extra"/}
+		mkdir -p "$st/lib/modules/$ver/$(dirname "$rel")"
+		if [[ $ko == *.xz ]]; then
+			xz -dc "$ko" >"$st/lib/modules/$ver/${rel%.xz}"
+		else
+			cp "$ko" "$st/lib/modules/$ver/$rel"
+		fi
+	done < <(find "$extra" -name '*.ko' -o -name '*.ko.xz')
+fi
 depmod -b "$st" "$ver"
 echo "$ver" >"$st/etc/cqpool-kernel-version"
 

@@ -117,4 +117,22 @@ if [ -w "$leaks" ]; then
 	# The report goes to the console, where the host looks for splats.
 	cat "$leaks" >/dev/console
 fi
+
+# A GCOV build (CQPOOL_GCOV=1) leaves each object's counts in debugfs,
+# summed over every load of its module.  They go to the host as one
+# base64 tarball between markers; debugfs gives its files no size, so
+# they are copied out first.
+gcov=/sys/kernel/debug/gcov
+if [ -d "$gcov" ] && [ -n "$(find "$gcov" -name '*.gcda' | head -n 1)" ]; then
+	mkdir -p /tmp/gcov
+	# Each under the path its object was built at, as gcov names it.
+	find "$gcov" -name '*.gcda' | while read -r f; do
+		rel=${f#"$gcov"}
+		mkdir -p "/tmp/gcov${rel%/*}"
+		cat "$f" >"/tmp/gcov$rel"
+	done
+	echo "@@gcov-begin" >"$out"
+	tar -C /tmp/gcov -czf - . | base64 >"$out"
+	echo "@@gcov-end" >"$out"
+fi
 exit $status

@@ -42,10 +42,12 @@
 #   CQPOOL_VM_QUIET=1           don't stream the console to stdout
 #   CQPOOL_VM_APPEND="..."      extra kernel command line
 #   CQPOOL_VM_MEM=2G CQPOOL_VM_SMP=2
+#   CQPOOL_VM_MODULES=ROOT      ROOT/lib/modules/VER/ added to the guest's
+#                               modules tree (a DKMS install tree)
 #   CQPOOL_VM_ROOT=host         boot with the host's root file system as the
 #                               guest's userland, read-only over virtio-9p
 #                               (vm/hostroot.sh), and PAYLOAD_DIR shared
-#                               writable at /mnt rather than copied in: for
+#                               writable at /run/cqpool rather than copied in: for
 #                               suites that need a real distribution
 #                               (blktests).  The kernel's modules come from
 #                               the kernel under test.
