@@ -13,7 +13,7 @@ shift 2
 dir=$top/build/kbuild-$kind
 
 mkdir -p "$dir"
-rsync -a --delete --exclude="*.o" --exclude=".*.cmd" --exclude="*.ko" \
+rsync -a --delete --exclude="*.o" --exclude=".*.cmd" --exclude="*.ko" --exclude="*.gcno" \
 	"$top/Kbuild" "$top/module" "$top/harness" "$top/include" "$top/kunit" \
 	"$top/takeover" \
 	"$dir/"
