@@ -6,9 +6,9 @@
 # scripts/blktests.sh.
 #
 # In the payload: blktests/ (the suite, built), tests (what to run, as
-# ./check takes it), img_size (NVME_IMG_SIZE), mode (upstream or
-# takeover) and, for takeover, cqpool.ko and cqpool_takeover.ko, loaded
-# before the first test.
+# ./check takes it), img_size (NVME_IMG_SIZE), timeout (TIMEOUT), mode
+# (upstream or takeover) and, for takeover, cqpool.ko and
+# cqpool_takeover.ko, loaded before the first test.
 # Writes out/: check.log (./check's output), results/ (its -o), cq.log
 # (`rdma res show cq` once a second: "SECONDS OWNER CQS CQES" per owner)
 # and, for takeover, totals (cqpool's debugfs totals after the idle
@@ -21,6 +21,7 @@ cd "$p" || exit 90
 mode=$(cat mode) || exit 90
 tests=$(cat tests) || exit 90
 img_size=$(cat img_size) || exit 90
+timeout=$(cat timeout) || exit 90
 out=$p/out
 KLP=/sys/kernel/livepatch/cqpool_takeover
 TOTALS=/sys/kernel/debug/cqpool/totals
@@ -92,12 +93,12 @@ fi
 ) >"$out/cq.log" 2>/dev/null &
 sampler=$!
 
-say "running ./check $tests ($mode, NVME_IMG_SIZE=$img_size)"
+say "running ./check $tests ($mode, NVME_IMG_SIZE=$img_size TIMEOUT=$timeout)"
 # shellcheck disable=SC2086  # $tests: a list of tests and groups
 (
 	cd "$p/blktests" &&
 		USE_RXE=1 NVMET_TRTYPES=rdma NVME_IMG_SIZE=$img_size \
-			./check -o "$out/results" $tests
+			TIMEOUT=$timeout ./check -o "$out/results" $tests
 ) >"$out/check.log" 2>&1
 say "./check exited with status $?"
 kill "$sampler"
