@@ -72,6 +72,12 @@ coverage:
 	@echo
 	@cat build/check/coverage/uncovered.txt
 
+# From the stock kernels' VMs.
+.PHONY: ulp-table
+ulp-table:
+	scripts/ulp-table.sh --readme $(wildcard build/check/vm-6.1/results.log \
+		build/check/vm-6.12/results.log build/check/vm-6.12-rt/results.log)
+
 .PHONY: blktests
 blktests:
 	./scripts/blktests.sh -o build/blktests stock debug

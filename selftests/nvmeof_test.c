@@ -27,35 +27,6 @@
 #include "lib.h"
 #include "ulp.h"
 
-struct cq_count {
-	unsigned long long cqs, cqes;
-};
-
-/* CQs and entries `rdma res show cq` lists for rxe0, under @comm or all. */
-static int rdma_cqs(const char *comm, struct cq_count *c)
-{
-	char line[512], tag[64];
-	unsigned int cqe;
-	FILE *p;
-
-	c->cqs = 0;
-	c->cqes = 0;
-	snprintf(tag, sizeof(tag), "[%s]", comm ? comm : "");
-	p = popen("/usr/bin/rdma res show cq dev rxe0 2>/dev/null", "r");
-	if (!p)
-		return -1;
-	while (fgets(line, sizeof(line), p)) {
-		char *at = strstr(line, " cqe ");
-
-		if ((!comm || strstr(line, tag)) && at &&
-		    sscanf(at, " cqe %u", &cqe) == 1) {
-			c->cqs++;
-			c->cqes += cqe;
-		}
-	}
-	return pclose(p) ? -1 : 0;
-}
-
 /* Entries reserved and users of rxe0's shared pool of poll context @ctx. */
 static int pool_reserved(const char *ctx, unsigned long long *reserved,
 			 unsigned long long *users)

@@ -13,7 +13,12 @@
  * `rdma link delete rxe0`, then check that the delete returned within
  * 30 s, that the ULP let go of the device, that cqpool holds nothing,
  * that the takeover and cqpool unload, and that after rxe0 is added back
- * a new connection works.  Each case prints "removal ULP MODE MS ms".
+ * a new connection works.  Each case prints "removal ULP MODE MS ms",
+ * and the CQs and CQEs its new connection took from rxe0 (all owners:
+ * [ib_core]'s pools, [cqpool]'s, a ULP's own CQs), and those still held
+ * after its disconnect and cqpool's idle timeout, as
+ * "footprint ULP MODE CQS CQES CQS_AFTER CQES_AFTER" (scripts/ulp-table.sh
+ * makes the README's table of them).
  *
  * A case skips where the kernel lacks its ULP (or livepatch, for the
  * takeover), or the VM lacks open-iscsi.
@@ -855,6 +860,7 @@ TEST_F_TIMEOUT(removal, delete_under_io, 240)
 {
 	const struct ulp *ulp = variant->ulp;
 	const char *mode = variant->takeover ? "takeover" : "upstream";
+	struct cq_count base, on, off;
 	struct timespec t0;
 	struct totals t;
 	long ms;
@@ -953,6 +959,8 @@ TEST_F_TIMEOUT(removal, delete_under_io, 240)
 		ASSERT_EQ(0, takeover_load());
 		self->takeover = true;
 	}
+	/* The new rxe0 has no CQ of an earlier case: what it gains is this one's. */
+	ASSERT_EQ(0, rdma_cqs(NULL, &base));
 	self->connected = true;
 	ASSERT_EQ(0, ulp->connect(&self->conn))
 		TH_LOG("%s connection over the new rxe0 failed", ulp->name);
@@ -961,8 +969,20 @@ TEST_F_TIMEOUT(removal, delete_under_io, 240)
 		       self->conn.dev);
 	if (variant->takeover)
 		EXPECT_LT(0, read_long(TK_RES));
+	ASSERT_EQ(0, rdma_cqs(NULL, &on));
 	ASSERT_EQ(0, ulp->disconnect(&self->conn));
 	self->connected = false;
+	if (variant->takeover) {
+		/* A target releases its queues from a work item, a little later. */
+		EXPECT_EQ(0, wait_file(TK_RES, 0, 10));
+		EXPECT_EQ(0, wait_no_cqs())
+			TH_LOG("cqpool kept CQs after the idle timeout");
+	}
+	ASSERT_EQ(0, rdma_cqs(NULL, &off));
+	EXPECT_LT(base.cqs, on.cqs) TH_LOG("%s took no CQ", ulp->name);
+	printf("footprint %s %s %lld %lld %lld %lld\n", ulp->name, mode,
+	       (long long)(on.cqs - base.cqs), (long long)(on.cqes - base.cqes),
+	       (long long)(off.cqs - base.cqs), (long long)(off.cqes - base.cqes));
 	ksft_print_msg("%s (%s): removal under I/O in %ld ms, then %s\n",
 		       ulp->name, mode, ms,
 		       "unloaded, rxe0 back and a new connection with I/O");

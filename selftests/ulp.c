@@ -444,3 +444,27 @@ int nvme_namespace(char *dev, size_t len)
 	}
 	return -1;
 }
+
+int rdma_cqs(const char *comm, struct cq_count *c)
+{
+	char line[512], tag[64];
+	unsigned int cqe;
+	FILE *p;
+
+	c->cqs = 0;
+	c->cqes = 0;
+	snprintf(tag, sizeof(tag), "[%s]", comm ? comm : "");
+	p = popen("/usr/bin/rdma res show cq dev rxe0 2>/dev/null", "r");
+	if (!p)
+		return -1;
+	while (fgets(line, sizeof(line), p)) {
+		char *at = strstr(line, " cqe ");
+
+		if ((!comm || strstr(line, tag)) && at &&
+		    sscanf(at, " cqe %u", &cqe) == 1) {
+			c->cqs++;
+			c->cqes += cqe;
+		}
+	}
+	return pclose(p) ? -1 : 0;
+}

@@ -19,6 +19,13 @@
 #define NVME_NULLB	"nullb_nvmeof"
 #define NVME_BACKING	"/dev/" NVME_NULLB
 
+struct cq_count {
+	unsigned long long cqs, cqes;
+};
+
+/* CQs and entries `rdma res show cq` lists for rxe0, under [@comm] or all. */
+int rdma_cqs(const char *comm, struct cq_count *c);
+
 /* Runs a shell command line, output discarded: its exit status, or -1. */
 int sh(const char *fmt, ...);
 /*
