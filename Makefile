@@ -1,12 +1,15 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # make             build the modules, for each kernel (below)
-# make check       every test: lint, build, userspace, both VMs
-# make check-fast  the same without the debug kernel
+# make check       every test: lint, build, userspace, the VMs of every
+#                  kernel (a subset on the 6.12 debug kernel: README)
+# make check-all   the same with everything on the 6.12 debug kernel too
+# make check-fast  the stock kernels only
 # make demo        boot the stock kernel with soft-RoCE and show cqpool
 # make bench       cqpool vs upstream vs per-QP CQs in one stock VM boot: bench/results.json, BENCHMARKS.md
 # make dkms        add cqpool to DKMS, build and install it for each kernel
 # make coverage    line coverage of module/*.c from the last make check
+# make ulp-table   README's table of each ULP's CQs and CQEs, from the last make check
 # make blktests    blktests' nvme/ (rdma) and srp/ groups, whole, upstream vs takeover,
 #                  on the stock and debug kernels: BLKTESTS.md
 #
@@ -21,7 +24,7 @@ KDIR ?= /usr/src/linux-headers-$(KVER)
 endif
 KERNELS ?= $(shell scripts/kernels.sh)
 
-.PHONY: all module clean check check-fast demo symcheck userspace
+.PHONY: all module clean check check-all check-fast demo symcheck userspace
 
 all: module
 
@@ -47,6 +50,9 @@ userspace:
 
 check:
 	./scripts/check.sh full
+
+check-all:
+	./scripts/check.sh all
 
 check-fast:
 	./scripts/check.sh fast

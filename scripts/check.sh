@@ -1,31 +1,43 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# check.sh full|fast - every test of cqpool, with one count at the end.
+# check.sh full|fast|all - every test of cqpool, with one count at the end.
 #
 #   lint       checkpatch --strict, sparse, W=1, the C++ symbol/section check
-#   build      cqpool.ko for the stock kernel (and the debug kernel)
+#   build      the modules for every supported kernel installed, and the
+#              debug kernels
 #   userspace  the core's GoogleTest suite under ASan/UBSan, and 30 s of
 #              libFuzzer on the pool ledger
-#   vm:stock   kselftests in QEMU on the stock Debian kernel
-#   vm:debug   (full only) KUnit and kselftests on the debug kernel, with
-#              KASAN, kmemleak and lockdep
-#   vm:kcsan   (full only) KUnit, the races and the ULP kselftests on the
-#              KCSAN kernel; a data race fails only if it is in cqpool's code
+#   vm:6.1     kselftests in QEMU on Debian 12's kernel; vm:6.12 and
+#              vm:6.12-rt the same on 6.12 and 6.12 PREEMPT_RT, if installed
+#              (on 6.12-rt, make check runs $SUBSET_612_RT)
+#   vm:6.1-debug   (full) KUnit, the removal races and the kselftests on
+#              the debug kernel, with KASAN, kmemleak and lockdep
 #   blktests   a few of blktests' tests on upstream's pool and on the
 #              takeover, on the stock kernel (and the debug kernel)
+#   vm:6.1-kcsan   (all) KUnit, the races and the ULP kselftests on the
+#              KCSAN kernel; a data race fails only if it is in cqpool's code
+#   vm:6.12-debug  (full) KUnit and $SUBSET_612_DEBUG on the debug kernel
+#              built from linux-source-6.12; (all) everything
 #
+# fast is the stock kernels only; full is make check, all make check-all.
 # Every level adds its tests to the count; a VM run also counts as a test
 # of its own that fails on any splat in its console.  The last line is
 # "N passed, N failed"; the exit status is non-zero if anything failed.
-# Logs: build/check/.
+# Logs: build/check/; the VM results per kernel: build/check/kernels.txt.
 set -uo pipefail
 
 mode=${1:-full}
 BLKTESTS_STOCK=${BLKTESTS_STOCK:-nvme/003 srp/001}
 BLKTESTS_DEBUG=${BLKTESTS_DEBUG:-nvme/003}
+# What make check runs on the 6.12 debug kernel, beside KUnit: the ULPs'
+# path through the takeover and the removal (README, "make check").
+SUBSET_612_DEBUG=${SUBSET_612_DEBUG:-nvmeof_test removal_test}
+# And on 6.12-rt, where spinlock_t sleeps and interrupt work runs in
+# threads: the hooks' contexts and the takeover's put path.
+SUBSET_612_RT=${SUBSET_612_RT:-events_test nvmeof_test takeover_cycle_test}
 CQPOOL_COVERAGE_MIN=${CQPOOL_COVERAGE_MIN:-90}
-case $mode in full|fast) ;; *) echo "usage: $0 full|fast" >&2; exit 2 ;; esac
+case $mode in full|fast|all) ;; *) echo "usage: $0 full|fast|all" >&2; exit 2 ;; esac
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
@@ -37,11 +49,54 @@ passed=0
 failed=0
 skipped=0
 
+# The VM results, vm:KERNEL:TEST, as a table with a column per kernel.
+declare -A cell
+kernel_labels=()
+kernel_tests=()
+
 # record NAME PASSED FAILED [NOTE]
 record() {
 	passed=$((passed + $2))
 	failed=$((failed + $3))
 	printf '%-28s %4d passed, %d failed%s\n' "$1" "$2" "$3" "${4:+  ($4)}"
+	if [[ $1 == vm:*:* ]]; then
+		local k=${1#vm:} t
+
+		t=${k#*:} k=${k%%:*}
+		[[ " ${kernel_labels[*]} " == *" $k "* ]] || kernel_labels+=("$k")
+		[[ " ${kernel_tests[*]} " == *" $t "* ]] || kernel_tests+=("$t")
+		if [ "$3" -eq 0 ]; then
+			cell[$t/$k]="$2 ok"
+		else
+			cell[$t/$k]="$3 FAIL"
+		fi
+	fi
+}
+
+# kernel_table: a row per test, a column per kernel; a cell is the
+# test's cases passed, or failed if any did
+kernel_table() {
+	local t k
+
+	printf '%-20s' test
+	printf ' %11s' "${kernel_labels[@]}"
+	echo
+	for t in "${kernel_tests[@]}"; do
+		printf '%-20s' "$t"
+		for k in "${kernel_labels[@]}"; do
+			printf ' %11s' "${cell[$t/$k]:--}"
+		done
+		echo
+	done
+}
+
+# kernel_label VERSION: 6.1, 6.12 or 6.12-rt
+kernel_label() {
+	local l
+
+	l=$(cut -d. -f1,2 <<<"$1")
+	case $1 in *-rt-*) l+=-rt ;; esac
+	echo "$l"
 }
 
 # step NAME CMD...: one test that passes when CMD exits 0; log in $out/NAME.log
@@ -76,7 +131,7 @@ kbuild() { # KIND KDIR [MAKE ARGS...]
 # coverage_met: the debug VM's line coverage of module/*.c (make
 # coverage) is at least CQPOOL_COVERAGE_MIN percent, HCA-only code apart
 coverage_met() {
-	scripts/coverage.sh "$out/vm-debug/results.log" build/kbuild-debug \
+	scripts/coverage.sh "$out/vm-6.1-debug/results.log" build/kbuild-debug \
 		"$out/coverage" || return 1
 	awk -v min="$CQPOOL_COVERAGE_MIN" '$1 == "total" {
 		sub(/%/, "", $5); ok = $5 + 0 >= min
@@ -159,20 +214,24 @@ kunit_counts() {
 	echo "$p $((ran - p - s + e + (ran == 0))) $s"
 }
 
-# vm KIND PAYLOAD [TAG]: boot KIND, then count its KUnit and kselftest
-# results (as vm:KIND[-TAG]:...)
+# vm LABEL KIND PAYLOAD: boot a kernel of KIND (stock, debug or kcsan;
+# which one: CQPOOL_STOCK_VERSION, CQPOOL_KERNEL_SERIES), then count its
+# KUnit and kselftest results, as vm:LABEL:...
 vm() {
-	local kind=$1${3:+-$3} payload=$2 vmout=$out/vm-$1${3:+-$3} rc name res p f
-	local tag krc
+	local label=$1 payload=$3 vmout=$out/vm-$1 rc name res p f
+	local tag krc ko
 
-	CQPOOL_VM_QUIET=1 vm/run.sh "${kind%%-*}" "$payload" "$vmout" \
+	CQPOOL_VM_QUIET=1 vm/run.sh "$2" "$payload" "$vmout" \
 		>"$vmout.log" 2>&1
 	rc=$?
 	res=$vmout/results.log
 	[ -f "$res" ] || : >"$res"
 
-	# The KUnit suites, then the removal races, a module of their own.
+	# The KUnit suites, then the removal races, a module of their own:
+	# a payload that has one must show its results.
 	for tag in kunit races; do
+		ko=cqpool_kunit.ko
+		[ "$tag" = races ] && ko=cqpool_race_kunit.ko
 		if grep -q "cqpool-$tag-begin" "$vmout/console.log"; then
 			kunit_ktap "$vmout/console.log" "$tag" >"$vmout/$tag.ktap"
 			python3 "$src/tools/testing/kunit/kunit.py" parse \
@@ -182,9 +241,9 @@ vm() {
 			# kunit.py failing with nothing counted failed too
 			[ $krc -eq 0 ] || [ "$f" -gt 0 ] || f=1
 			skipped=$((skipped + s))
-			record "vm:$kind:$tag" "$p" "$f" "$vmout/$tag.txt"
-		elif [ "$kind" = debug ] || [ "$kind" = kcsan ]; then
-			record "vm:$kind:$tag" 0 1 "no KUnit results; see $vmout"
+			record "vm:$label:$tag" "$p" "$f" "$vmout/$tag.txt"
+		elif [ -f "$payload/$ko" ]; then
+			record "vm:$label:$tag" 0 1 "no KUnit results; see $vmout"
 		fi
 	done
 
@@ -206,13 +265,13 @@ vm() {
 		then
 			f=$((f + 1))
 		fi
-		record "vm:$kind:${name#kselftest:}" "$p" "$f"
+		record "vm:$label:${name#kselftest:}" "$p" "$f"
 	done
 
 	if [ $rc -eq 0 ]; then
-		record "vm:$kind:clean-run" 1 0
+		record "vm:$label:clean-run" 1 0
 	else
-		record "vm:$kind:clean-run" 0 1 "status $rc; see $vmout.log"
+		record "vm:$label:clean-run" 0 1 "status $rc; see $vmout.log"
 		tail -n 15 "$vmout.log" | sed 's/^/    /'
 	fi
 }
@@ -231,6 +290,19 @@ payload() {
 
 echo "== cqpool check ($mode)"
 
+# The kernels vm/kernel.sh builds, none of them cached on a fresh machine,
+# are built from the start in the background, at the lowest priority: they
+# take what the steps before them leave idle of the 2 cores (a guest
+# waiting on its timers, a test that sleeps).  A step that needs one waits
+# for it on kernel.sh's lock; a cached one costs nothing.
+if [ "$mode" != fast ]; then
+	{ nice -n 19 vm/kernel.sh debug &&
+	  CQPOOL_KERNEL_SERIES=6.12 nice -n 19 vm/kernel.sh debug &&
+	  { [ "$mode" != all ] || nice -n 19 vm/kernel.sh kcsan; }; } \
+		>/dev/null 2>"$out/kernels-background.log" &
+	prefetch=$!
+fi
+
 if ! src=$(vm/kernel.sh source 2>"$out/source.log"); then
 	record "kernel-source" 0 1 "see $out/source.log"
 	echo "$passed passed, $failed failed"
@@ -245,10 +317,11 @@ step lint:kernel-doc kernel_doc_clean
 
 stock_ver=$(vm/run.sh --print-stock-version)
 stock_kdir=/usr/src/linux-headers-$stock_ver
+kernels=$(scripts/kernels.sh)
 step build:stock kbuild stock "$stock_kdir"
 # Every other supported kernel whose headers are installed (6.12): the
 # same warning-free build.
-for v in $(scripts/kernels.sh); do
+for v in $kernels; do
 	[ "$v" = "$stock_ver" ] || step "build:$v" kbuild "$v" "/usr/src/linux-headers-$v"
 done
 step lint:sparse sparse_clean stock "$stock_kdir"
@@ -273,11 +346,46 @@ step userspace:fuzz make -C userspace OUT="$out/userspace" FUZZ_TIME=30 \
 step build:selftests make -C selftests \
 	KSFT_DIR="$src/tools/testing/selftests" OUT="$top/build/selftests"
 
-if payload stock build/kbuild-stock; then
-	vm stock build/payload-stock
+# 6.1, Debian 12's kernel: every kselftest.
+if payload 6.1 build/kbuild-stock; then
+	vm 6.1 stock build/payload-6.1
 else
-	record vm:stock 0 1 "payload not built"
+	record vm:6.1 0 1 "payload not built"
 fi
+
+# The other stock kernels installed (6.12, 6.12-rt): every kselftest, with
+# the modules of build:VERSION; make check runs SUBSET_612_RT on 6.12-rt.
+# ioctl_fuzz boots on its own there, as LABEL-1thread, with one host
+# thread for the vCPUs (-accel tcg,thread=single).  A 6.12 patch
+# transition rewrites every cond_resched() call site, and the fuzzer loads
+# and unloads the takeover under 4 busy threads: under QEMU's
+# multi-threaded TCG a vCPU then traps on an int3 of that rewrite after
+# the kernel restored the text, "Oops: int3" in whichever function it was
+# (README, "Kernels").  The rest keeps a host thread per vCPU.
+all_tests=$(cd build/selftests 2>/dev/null && echo *)
+for v in $kernels; do
+	[ "$v" != "$stock_ver" ] && [ -r "/boot/vmlinuz-$v" ] || continue
+	label=$(kernel_label "$v")
+	tests=$all_tests
+	[ "$label" != 6.12-rt ] || [ "$mode" = all ] || tests=$SUBSET_612_RT
+	for run in "$label" "$label-1thread"; do
+		if [ "$run" = "$label" ]; then
+			only=$(sed 's/\<ioctl_fuzz\>//' <<<"$tests")
+			accel=tcg
+		else
+			case " $tests " in *" ioctl_fuzz "*) ;; *) continue ;; esac
+			only=ioctl_fuzz
+			accel=tcg,thread=single
+		fi
+		if payload "$run" "build/kbuild-$v"; then
+			echo "$only" >"build/payload-$run/only"
+			CQPOOL_STOCK_VERSION=$v CQPOOL_VM_ACCEL=$accel \
+				vm "$run" stock "build/payload-$run"
+		else
+			record "vm:$run" 0 1 "payload not built"
+		fi
+	done
+done
 
 # DKMS, in a tree of its own (nothing of the system's changes): cqpool
 # added, built and installed for each supported kernel, then found by
@@ -289,8 +397,9 @@ dkms_vm() { # VERSION
 		CQPOOL_STOCK_VERSION=$1 CQPOOL_VM_MODULES=$top/build/dkms \
 		CQPOOL_VM_QUIET=1 vm/run.sh stock "$p" "$out/vm-dkms-$1"
 }
-if step dkms:install scripts/dkms.sh -r build/dkms $(scripts/kernels.sh); then
-	for v in $(scripts/kernels.sh); do
+# shellcheck disable=SC2086  # $kernels: a list
+if step dkms:install scripts/dkms.sh -r build/dkms $kernels; then
+	for v in $kernels; do
 		if [ -r "/boot/vmlinuz-$v" ]; then
 			step "vm:dkms-$v" dkms_vm "$v"
 		else
@@ -300,14 +409,14 @@ if step dkms:install scripts/dkms.sh -r build/dkms $(scripts/kernels.sh); then
 fi
 
 # CPU hotplug wants more CPUs than the other tests: a VM of its own.
-if payload stock-smp4 build/kbuild-stock; then
-	echo hotplug_test >build/payload-stock-smp4/only
-	CQPOOL_VM_SMP=4 vm stock build/payload-stock-smp4 smp4
+if payload 6.1-smp4 build/kbuild-stock; then
+	echo hotplug_test >build/payload-6.1-smp4/only
+	CQPOOL_VM_SMP=4 vm 6.1-smp4 stock build/payload-6.1-smp4
 else
-	record vm:stock-smp4 0 1 "payload not built"
+	record vm:6.1-smp4 0 1 "payload not built"
 fi
 
-if [ "$mode" = full ]; then
+if [ "$mode" != fast ]; then
 	if debug_dir=$(vm/kernel.sh debug 2>"$out/debug-kernel.log"); then
 		# With GCOV: the C++ check below then also proves that the
 		# core got none of gcov's constructors.
@@ -315,36 +424,15 @@ if [ "$mode" = full ]; then
 		step lint:cxx-freestanding-debug scripts/cxx-check.sh \
 			build/kbuild-debug/module/core/*.o \
 			build/kbuild-debug/kunit/core/*.o
-		if payload debug build/kbuild-debug; then
-			vm debug build/payload-debug
+		if payload 6.1-debug build/kbuild-debug; then
+			vm 6.1-debug debug build/payload-6.1-debug
 			step coverage coverage_met
 			sed 's/^/    /' "$out/coverage/coverage.txt" 2>/dev/null
 		else
-			record vm:debug 0 1 "payload not built"
+			record vm:6.1-debug 0 1 "payload not built"
 		fi
 	else
 		record debug-kernel 0 1 "see $out/debug-kernel.log"
-	fi
-
-	# KCSAN and KASAN exclude each other: the race detector has a kernel
-	# of its own.  Only races in cqpool's code fail; the others are counted.
-	if kcsan_dir=$(vm/kernel.sh kcsan 2>"$out/kcsan-kernel.log"); then
-		step build:kcsan kbuild kcsan "$kcsan_dir/build"
-		if payload kcsan build/kbuild-kcsan; then
-			# KUnit, the races, and the kselftests of the ULPs'
-			# paths through cqpool: the rest of the kselftests
-			# repeat the KUnit suites' code at CI's expense.
-			echo "removal_test takeover_cycle_test nvmeof_test" \
-				>build/payload-kcsan/only
-			vm kcsan build/payload-kcsan
-			races=$out/vm-kcsan/kcsan-other.log
-			[ -f "$races" ] &&
-				echo "    ($(grep -c 'BUG: KCSAN:' "$races") KCSAN reports of races outside cqpool's code, not failures: $races)"
-		else
-			record vm:kcsan 0 1 "payload not built"
-		fi
-	else
-		record kcsan-kernel 0 1 "see $out/kcsan-kernel.log"
 	fi
 fi
 
@@ -362,7 +450,59 @@ blktests() { # KIND TESTS
 	record "blktests:$1" "$p" "$f" "$log"
 }
 blktests stock "$BLKTESTS_STOCK"
-[ "$mode" = full ] && blktests debug "$BLKTESTS_DEBUG"
+[ "$mode" != fast ] && blktests debug "$BLKTESTS_DEBUG"
 
+# KCSAN and KASAN exclude each other: the race detector has a kernel of
+# its own.  Only races in cqpool's code fail; the others are counted.
+# make check-all only, for CI's budget (README, "Kernels").
+if [ "$mode" = all ]; then
+	if kcsan_dir=$(vm/kernel.sh kcsan 2>"$out/kcsan-kernel.log"); then
+		step build:kcsan kbuild kcsan "$kcsan_dir/build"
+		if payload 6.1-kcsan build/kbuild-kcsan; then
+			# KUnit, the races, and the kselftests of the ULPs'
+			# paths through cqpool: the rest of the kselftests
+			# repeat the KUnit suites' code at CI's expense.
+			echo "removal_test takeover_cycle_test nvmeof_test" \
+				>build/payload-6.1-kcsan/only
+			vm 6.1-kcsan kcsan build/payload-6.1-kcsan
+			races=$out/vm-6.1-kcsan/kcsan-other.log
+			[ -f "$races" ] &&
+				echo "    ($(grep -c 'BUG: KCSAN:' "$races") KCSAN reports of races outside cqpool's code, not failures: $races)"
+		else
+			record vm:6.1-kcsan 0 1 "payload not built"
+		fi
+	else
+		record kcsan-kernel 0 1 "see $out/kcsan-kernel.log"
+	fi
+fi
+
+# The debug kernel of linux-source-6.12, last: its build, in the
+# background since the start, has had the whole run to take what the VMs
+# leave of the CPUs.  make check: KUnit and SUBSET_612_DEBUG, with no
+# removal races (6.1's debug kernel races the same code); make
+# check-all: everything.
+if [ "$mode" != fast ]; then
+	if debug612_dir=$(CQPOOL_KERNEL_SERIES=6.12 vm/kernel.sh debug \
+			  2>"$out/debug-6.12-kernel.log"); then
+		step build:debug-6.12 kbuild debug-6.12 "$debug612_dir/build"
+		if payload 6.12-debug build/kbuild-debug-6.12; then
+			if [ "$mode" = full ]; then
+				rm build/payload-6.12-debug/cqpool_race_kunit.ko
+				echo "$SUBSET_612_DEBUG" >build/payload-6.12-debug/only
+			fi
+			CQPOOL_KERNEL_SERIES=6.12 \
+				vm 6.12-debug debug build/payload-6.12-debug
+		else
+			record vm:6.12-debug 0 1 "payload not built"
+		fi
+	else
+		record debug-6.12-kernel 0 1 "see $out/debug-6.12-kernel.log"
+	fi
+fi
+
+[ -z "${prefetch:-}" ] || wait "$prefetch"
+kernel_table >"$out/kernels.txt"
+echo "== the VM results per kernel (build/check/kernels.txt)"
+sed 's/^/    /' "$out/kernels.txt"
 echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]

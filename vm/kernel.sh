@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# vm/kernel.sh - fetch/extract Debian's linux-source-6.1 and build the cqpool
-# test kernels (tinyconfig + config fragments), cached under
+# vm/kernel.sh - fetch/extract Debian's linux-source-6.1 (or -6.12) and build
+# the cqpool test kernels (tinyconfig + config fragments), cached under
 # ${CQPOOL_CACHE:-$HOME/.cache/cqpool}.
 #
 #   vm/kernel.sh source   extract the source tree (once); print its path
@@ -13,18 +13,30 @@
 #   vm/kernel.sh kcsan    the same for vm/debug.config + vm/kcsan.config
 #                         (KCSAN in place of KASAN)
 #
+# CQPOOL_KERNEL_SERIES=6.12 takes linux-source-6.12 in place of 6.1, and
+# vm/linux-6.12.config adapts the fragments to it.  A kernel's key is its
+# series, its source package's version, its merged fragments and RECIPE.
+#
 # Only the requested path goes to stdout; all progress goes to stderr and
 # make output to <cache>/kernel-<key>/build.log.
 #
-# Needs (Debian 12): linux-source-6.1 build-essential flex bison bc
-# libelf-dev libssl-dev dwarves cpio kmod.
+# Needs (Debian 12): linux-source-6.1 (linux-source-6.12) build-essential
+# flex bison bc libelf-dev libssl-dev dwarves cpio kmod.
 set -euo pipefail
 
 SELF=$(readlink -f -- "${BASH_SOURCE[0]}")
 SCRIPT_DIR=$(dirname -- "$SELF")
 REPO_DIR=$(cd -- "$SCRIPT_DIR/.." && pwd -P)
 
-SRC_PKG=linux-source-6.1
+SERIES=${CQPOOL_KERNEL_SERIES:-6.1}
+case $SERIES in
+6.1|6.12) ;;
+*) printf 'kernel.sh: error: CQPOOL_KERNEL_SERIES is 6.1 or 6.12, not %s\n' "$SERIES" >&2; exit 2 ;;
+esac
+SRC_PKG=linux-source-$SERIES
+# The build steps' version: bump it when they change what a kernel is, so
+# that cached kernels are rebuilt.  Editing anything else here does not.
+RECIPE=2
 SRC_TARBALL=/usr/src/$SRC_PKG.tar.xz
 CACHE=${CQPOOL_CACHE:-${HOME:?HOME is unset; set CQPOOL_CACHE}/.cache/cqpool}
 
@@ -95,23 +107,25 @@ ensure_source() {
 # $CACHE/kernel-<key>/
 # ---------------------------------------------------------------------------
 FRAGMENTS=()
-# A kernel kind is vm/debug.config plus at most an overlay, so that the
-# kinds differ only where they must.
+# A kernel kind is vm/debug.config, adapted to its series where that needs
+# it, plus at most an overlay, so that the kinds differ only where they
+# must.
 set_fragments() {
     FRAGMENTS=("$REPO_DIR/vm/debug.config")
+    [[ ! -f $REPO_DIR/vm/linux-$SERIES.config ]] ||
+        FRAGMENTS+=("$REPO_DIR/vm/linux-$SERIES.config")
     [[ $1 == debug ]] || FRAGMENTS+=("$REPO_DIR/vm/$1.config")
 }
 
-# For the debug kernel alone this hashes what it hashed before kinds
-# existed, so its key still means "debug.config, kernel.sh, source".
+# What a kernel is built from, not how this script is written: its
+# source, its configuration and the build steps' version.
 kernel_key() {
     local ver=$1 f
     {
         for f in "${FRAGMENTS[@]}"; do
             printf '%s\0' "${f##*/}"; cat -- "$f"; printf '\0'
         done
-        printf 'kernel.sh\0'; cat -- "$SELF"
-        printf '\0pkgver\0%s\0' "$ver"
+        printf 'recipe\0%s\0series\0%s\0pkgver\0%s\0' "$RECIPE" "$SERIES" "$ver"
     } | sha256sum | cut -c1-12
 }
 
@@ -244,7 +258,7 @@ ensure_kernel() {
 
     merged=$kdir/$kind.config
     merge_fragments >"$merged"
-    printf 'kind=%s\npkgver=%s\nkey=%s\nsrc=%s\n' "$kind" "$ver" "$key" "$SRC_DIR" >"$kdir/key-info"
+    printf 'kind=%s\nseries=%s\npkgver=%s\nkey=%s\nsrc=%s\n' "$kind" "$SERIES" "$ver" "$key" "$SRC_DIR" >"$kdir/key-info"
 
     log "configuring: tinyconfig + ${FRAGMENTS[*]#"$REPO_DIR/"}"
     run_logged "${mk[@]}" tinyconfig
@@ -269,15 +283,17 @@ ensure_kernel() {
     touch -- "$kdir/.done"
     log "$kind kernel built in $((SECONDS - start))s: $kdir"
 
-    # Drop kernels of this kind built for other keys (other fragment/script/
-    # source versions); the other kinds' are still current.  A key-info
-    # without kind= predates the kinds: that kernel is a debug kernel.
+    # Drop kernels of this kind and series built for other keys (other
+    # fragments, recipes or source versions); the others are still
+    # current.  A key-info without kind= or series= predates them: that
+    # kernel is a 6.1 debug kernel.
     if [[ ${CQPOOL_KEEP_OLD_KERNELS:-0} != 1 ]]; then
-        local old old_kind
+        local old old_kind old_series
         for old in "$CACHE"/kernel-*; do
             [[ -d $old && $old != "$kdir" ]] || continue
             old_kind=$(sed -n 's/^kind=//p' "$old/key-info" 2>/dev/null || true)
-            [[ ${old_kind:-debug} == "$kind" ]] || continue
+            old_series=$(sed -n 's/^series=//p' "$old/key-info" 2>/dev/null || true)
+            [[ ${old_kind:-debug} == "$kind" && ${old_series:-6.1} == "$SERIES" ]] || continue
             log "removing stale $old"
             rm -rf -- "$old"
         done

@@ -42,6 +42,8 @@
 #   CQPOOL_VM_QUIET=1           don't stream the console to stdout
 #   CQPOOL_VM_APPEND="..."      extra kernel command line
 #   CQPOOL_VM_MEM=2G CQPOOL_VM_SMP=2
+#   CQPOOL_VM_ACCEL=tcg         QEMU's -accel (tcg,thread=single: one host
+#                               thread runs every vCPU)
 #   CQPOOL_VM_MODULES=ROOT      ROOT/lib/modules/VER/ added to the guest's
 #                               modules tree (a DKMS install tree)
 #   CQPOOL_VM_ROOT=host         boot with the host's root file system as the
@@ -128,7 +130,7 @@ append+=" cqpool_vm.kind=$kind"
 [[ -n ${CQPOOL_VM_APPEND:-} ]] && append+=" $CQPOOL_VM_APPEND"
 
 # shellcheck disable=SC2054  # the commas are QEMU's
-qemu=(qemu-system-x86_64 -accel tcg -m "${CQPOOL_VM_MEM:-2G}" -smp "${CQPOOL_VM_SMP:-2}"
+qemu=(qemu-system-x86_64 -accel "${CQPOOL_VM_ACCEL:-tcg}" -m "${CQPOOL_VM_MEM:-2G}" -smp "${CQPOOL_VM_SMP:-2}"
 	-nodefaults -display none -monitor none -no-reboot
 	-device isa-debug-exit,iobase=0xf4,iosize=0x04
 	-serial "file:$console" -serial "file:$results"
