@@ -56,7 +56,8 @@ pkg_version() {
     printf '%s\n' "$v"
 }
 
-# Take an exclusive lock for the rest of this process on lock file $1 (fd $2).
+# Take an exclusive lock on lock file $1 (fd $2), until drop_lock $2 or
+# the end of this process.
 take_lock() {
     local file=$1 fd=$2
     eval "exec $fd>\"\$file\""
@@ -64,6 +65,10 @@ take_lock() {
         log "waiting for lock $file (another kernel.sh is running)"
         flock "$fd"
     fi
+}
+
+drop_lock() {
+    eval "exec $1>&-"
 }
 
 # ---------------------------------------------------------------------------
@@ -80,8 +85,11 @@ ensure_source() {
         return 0
     fi
     mkdir -p -- "$CACHE"
+    # Held only while extracting: a kernel build in the background must
+    # not keep `kernel.sh source` waiting.
     take_lock "$CACHE/.src.lock" 8
     if [[ -f $SRC_DIR/Makefile ]]; then
+        drop_lock 8
         return 0
     fi
     if [[ -e $final ]]; then
@@ -99,6 +107,7 @@ ensure_source() {
         die "extracting $SRC_TARBALL failed"
     fi
     mv -T -- "$tmp" "$final"
+    drop_lock 8
     log "source ready: $SRC_DIR"
 }
 
