@@ -355,13 +355,15 @@ fi
 
 # The other stock kernels installed (6.12, 6.12-rt): every kselftest, with
 # the modules of build:VERSION; make check runs SUBSET_612_RT on 6.12-rt.
-# ioctl_fuzz boots on its own there, as LABEL-1thread, with one host
-# thread for the vCPUs (-accel tcg,thread=single).  A 6.12 patch
-# transition rewrites every cond_resched() call site, and the fuzzer loads
-# and unloads the takeover under 4 busy threads: under QEMU's
-# multi-threaded TCG a vCPU then traps on an int3 of that rewrite after
-# the kernel restored the text, "Oops: int3" in whichever function it was
-# (README, "Kernels").  The rest keeps a host thread per vCPU.
+# The tests that load and unload the takeover while other threads keep
+# the CPUs busy (ONE_THREAD_612) boot on their own there, as
+# LABEL-1thread, with one host thread for the vCPUs
+# (-accel tcg,thread=single).  A 6.12 patch transition rewrites every
+# cond_resched() call site, and under QEMU's multi-threaded TCG a busy
+# vCPU then traps on an int3 of that rewrite after the kernel restored
+# the text: "Oops: int3" in whichever function it was in (README,
+# "Kernels").  The rest keep a host thread per vCPU, which is faster.
+ONE_THREAD_612="ioctl_fuzz takeover_cycle_test"
 all_tests=$(cd build/selftests 2>/dev/null && echo *)
 for v in $kernels; do
 	[ "$v" != "$stock_ver" ] && [ -r "/boot/vmlinuz-$v" ] || continue
@@ -369,14 +371,16 @@ for v in $kernels; do
 	tests=$all_tests
 	[ "$label" != 6.12-rt ] || [ "$mode" = all ] || tests=$SUBSET_612_RT
 	for run in "$label" "$label-1thread"; do
-		if [ "$run" = "$label" ]; then
-			only=$(sed 's/\<ioctl_fuzz\>//' <<<"$tests")
-			accel=tcg
-		else
-			case " $tests " in *" ioctl_fuzz "*) ;; *) continue ;; esac
-			only=ioctl_fuzz
-			accel=tcg,thread=single
-		fi
+		only=
+		for t in $tests; do
+			case " $ONE_THREAD_612 " in
+			*" $t "*) [ "$run" = "$label" ] || only+=" $t" ;;
+			*) [ "$run" != "$label" ] || only+=" $t" ;;
+			esac
+		done
+		[ -n "$only" ] || continue
+		accel=tcg
+		[ "$run" = "$label" ] || accel=tcg,thread=single
 		if payload "$run" "build/kbuild-$v"; then
 			echo "$only" >"build/payload-$run/only"
 			CQPOOL_STOCK_VERSION=$v CQPOOL_VM_ACCEL=$accel \
