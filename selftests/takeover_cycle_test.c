@@ -33,7 +33,7 @@
  * transition then takes about 20 s, against 1 s on 6.1, and 50 cycles
  * would take half an hour.
  */
-#define CYCLES_MIN	3
+#define CYCLES_MIN	2
 #define CYCLES_BUDGET_S	120
 
 static int cycles(void)
