@@ -187,16 +187,18 @@ section_rc() {
 
 # kunit_ktap CONSOLE TAG: the KTAP a KUnit module printed while it loaded,
 # between the payload's cqpool-TAG-begin/-end markers (each module numbers
-# its suites from 1), under the top-level header a module's suites are
-# printed without
+# its suites from 1), under a top-level header: 6.12 prints one for the
+# module, 6.1 prints its suites without one
 kunit_ktap() {
 	local body
 
 	body=$(tr -d '\r' <"$1" |
 	       sed -n "/cqpool-$2-begin/,/cqpool-$2-end/p" |
 	       grep -v "cqpool-$2-" | sed 's/^\[ *[0-9.]*\] //')
-	echo "KTAP version 1"
-	echo "1..$(grep -c '^    # Subtest:' <<<"$body")"
+	if ! grep -q '^KTAP version' <<<"$body"; then
+		echo "KTAP version 1"
+		echo "1..$(grep -c '^    # Subtest:' <<<"$body")"
+	fi
 	echo "$body"
 }
 
