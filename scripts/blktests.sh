@@ -1,9 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# blktests.sh [-t "TESTS"] [-o OUT] [-s SIZE] [-T SECONDS] KIND... - blktests' nvme/ (NVMe-oF over
-# rdma) and srp/ groups over soft-RoCE, on upstream's CQ pool and on
-# cqpool's takeover, one VM boot per kernel and mode.
+# blktests.sh [-t "TESTS"] [-o OUT] [-s SIZE] [-T SECONDS] KIND... -
+# blktests' nvme/ (NVMe-oF over rdma) and srp/ groups over soft-RoCE, on
+# upstream's CQ pool and on cqpool's takeover, one VM boot per kernel and
+# mode.
 #
 #   KIND   stock | debug (vm/run.sh's kernels)
 #   -t     what ./check runs (default "nvme srp": both groups, whole)
