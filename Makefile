@@ -2,8 +2,9 @@
 #
 # make             build the modules, for each kernel (below)
 # make check       every test: lint, build, userspace, the VMs of every
-#                  kernel (a subset on the 6.12 debug kernel: README)
-# make check-all   the same with everything on the 6.12 debug kernel too
+#                  kernel (subsets on 6.12-rt and 6.12 debug: README)
+# make check-all   the same with everything on 6.12-rt and the 6.12 debug
+#                  kernel too, and the KCSAN kernel
 # make check-fast  the stock kernels only
 # make demo        boot the stock kernel with soft-RoCE and show cqpool
 # make bench       cqpool vs upstream vs per-QP CQs in one stock VM boot: bench/results.json, BENCHMARKS.md
