@@ -30,8 +30,8 @@
  * transition starts and ends by rewriting every cond_resched() call site
  * (a static call there: sched_dynamic_klp_enable()), each with
  * text_poke_bp(), which syncs every CPU three times.  Under TCG a
- * transition then takes about 20 s, against 1 s on 6.1, and 50 cycles
- * would take half an hour.
+ * transition then takes 6 to 46 s, against 1 s on 6.1, and 50 cycles
+ * would take 10 to 75 minutes.
  */
 #define CYCLES_MIN	2
 #define CYCLES_BUDGET_S	120
