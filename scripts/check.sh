@@ -55,10 +55,18 @@ declare -A cell
 kernel_labels=()
 kernel_tests=()
 
+# What failed, by name, and the note each was recorded with.
+failures=()
+declare -A failure_note
+
 # record NAME PASSED FAILED [NOTE]
 record() {
 	passed=$((passed + $2))
 	failed=$((failed + $3))
+	if [ "$3" -ne 0 ]; then
+		failures+=("$1")
+		failure_note[$1]=${4:-}
+	fi
 	printf '%-28s %4d passed, %d failed%s\n' "$1" "$2" "$3" "${4:+  ($4)}"
 	if [[ $1 == vm:*:* ]]; then
 		local k=${1#vm:} t
@@ -88,6 +96,34 @@ kernel_table() {
 			printf ' %11s' "${cell[$t/$k]:--}"
 		done
 		echo
+	done
+}
+
+# failure_digest: each failure with a line or three of why: a VM's first
+# splat and its status, a kselftest's first failed assertion, a KUnit
+# case that failed.  It comes last, where a summary that keeps only the
+# end of the output (CI's) still shows it.
+failure_digest() {
+	local f k t
+
+	((${#failures[@]})) || return 0
+	echo "== what failed (build/check/ has the logs)"
+	for f in "${failures[@]}"; do
+		echo "$f${failure_note[$f]:+  (${failure_note[$f]})}"
+		k=${f#vm:} t=${k#*:} k=${k%%:*}
+		case $f in
+		vm:*:clean-run)
+			grep -A2 -m1 'kernel splat' "$out/vm-$k.log" | tail -n 2
+			tail -n 1 "$out/vm-$k.log" ;;
+		vm:*:kunit | vm:*:races)
+			grep -m3 -E '\[(FAILED|CRASHED)\]|ERROR|Error' \
+				"$out/vm-$k/$t.txt" ;;
+		vm:*:*)
+			section "$out/vm-$k/results.log" "kselftest:$t" |
+				grep -m1 -A1 -E '^# [a-z_]+\.c:[0-9]+:[^:]*:Expected'
+			section "$out/vm-$k/results.log" "kselftest:$t" |
+				grep -m1 '^not ok' ;;
+		esac 2>/dev/null | cut -c1-160 | sed 's/^/    /'
 	done
 }
 
@@ -511,5 +547,6 @@ fi
 kernel_table >"$out/kernels.txt"
 echo "== the VM results per kernel (build/check/kernels.txt)"
 sed 's/^/    /' "$out/kernels.txt"
+failure_digest
 echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]
