@@ -30,14 +30,23 @@ set -uo pipefail
 mode=${1:-full}
 BLKTESTS_STOCK=${BLKTESTS_STOCK:-nvme/003 srp/001}
 BLKTESTS_DEBUG=${BLKTESTS_DEBUG:-nvme/003}
-# What make check runs on the 6.12 debug kernel, beside KUnit: the ULPs'
-# path through the takeover and the removal (README, "make check").
-SUBSET_612_DEBUG=${SUBSET_612_DEBUG:-nvmeof_test removal_test}
+# What make check runs on the 6.12 debug kernel, beside KUnit: NVMe-oF,
+# SRP and iSER through the takeover, with the device removed under their
+# I/O (README, "Kernels"); nvmeof_test runs on stock 6.12 and 6.12-rt.
+SUBSET_612_DEBUG=${SUBSET_612_DEBUG:-removal_test}
 # And on 6.12-rt, where spinlock_t sleeps and interrupt work runs in
 # threads: the hooks' contexts, and the takeover's put path under real
 # NVMe-oF connections (takeover_cycle_test would cost 3 minutes more).
 SUBSET_612_RT=${SUBSET_612_RT:-events_test nvmeof_test}
 CQPOOL_COVERAGE_MIN=${CQPOOL_COVERAGE_MIN:-90}
+# Every 6.12 guest runs its vCPUs on one host thread.  A 6.12 livepatch
+# transition starts and ends by rewriting every cond_resched() call site
+# (a static call with PREEMPT_DYNAMIC, Debian's kernels; a static key
+# without, the debug kernel), and under QEMU's multi-threaded TCG a vCPU
+# now and then traps on an int3 of that rewrite after the kernel restored
+# the text: "Oops: int3" in whichever function it was in.  Every test that
+# loads the takeover makes transitions (README, "Kernels").
+ACCEL_612=tcg,thread=single
 case $mode in full|fast|all) ;; *) echo "usage: $0 full|fast|all" >&2; exit 2 ;; esac
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -394,40 +403,17 @@ fi
 
 # The other stock kernels installed (6.12, 6.12-rt): every kselftest, with
 # the modules of build:VERSION; make check runs SUBSET_612_RT on 6.12-rt.
-# The tests that load and unload the takeover while other threads keep
-# the CPUs busy (ONE_THREAD_612) boot on their own there, as
-# LABEL-1thread, with one host thread for the vCPUs
-# (-accel tcg,thread=single).  A 6.12 patch transition rewrites every
-# cond_resched() call site, and under QEMU's multi-threaded TCG a busy
-# vCPU then traps on an int3 of that rewrite after the kernel restored
-# the text: "Oops: int3" in whichever function it was in (README,
-# "Kernels").  The rest keep a host thread per vCPU, which is faster.
-ONE_THREAD_612="ioctl_fuzz takeover_cycle_test"
-all_tests=$(cd build/selftests 2>/dev/null && echo *)
 for v in $kernels; do
 	[ "$v" != "$stock_ver" ] && [ -r "/boot/vmlinuz-$v" ] || continue
 	label=$(kernel_label "$v")
-	tests=$all_tests
-	[ "$label" != 6.12-rt ] || [ "$mode" = all ] || tests=$SUBSET_612_RT
-	for run in "$label" "$label-1thread"; do
-		only=
-		for t in $tests; do
-			case " $ONE_THREAD_612 " in
-			*" $t "*) [ "$run" = "$label" ] || only+=" $t" ;;
-			*) [ "$run" != "$label" ] || only+=" $t" ;;
-			esac
-		done
-		[ -n "$only" ] || continue
-		accel=tcg
-		[ "$run" = "$label" ] || accel=tcg,thread=single
-		if payload "$run" "build/kbuild-$v"; then
-			echo "$only" >"build/payload-$run/only"
-			CQPOOL_STOCK_VERSION=$v CQPOOL_VM_ACCEL=$accel \
-				vm "$run" stock "build/payload-$run"
-		else
-			record "vm:$run" 0 1 "payload not built"
-		fi
-	done
+	if payload "$label" "build/kbuild-$v"; then
+		[ "$label" != 6.12-rt ] || [ "$mode" = all ] ||
+			echo "$SUBSET_612_RT" >"build/payload-$label/only"
+		CQPOOL_STOCK_VERSION=$v CQPOOL_VM_ACCEL=$ACCEL_612 \
+			vm "$label" stock "build/payload-$label"
+	else
+		record "vm:$label" 0 1 "payload not built"
+	fi
 done
 
 # DKMS, in a tree of its own (nothing of the system's changes): cqpool
@@ -533,7 +519,7 @@ if [ "$mode" != fast ]; then
 				rm build/payload-6.12-debug/cqpool_race_kunit.ko
 				echo "$SUBSET_612_DEBUG" >build/payload-6.12-debug/only
 			fi
-			CQPOOL_KERNEL_SERIES=6.12 \
+			CQPOOL_KERNEL_SERIES=6.12 CQPOOL_VM_ACCEL=$ACCEL_612 \
 				vm 6.12-debug debug build/payload-6.12-debug
 		else
 			record vm:6.12-debug 0 1 "payload not built"
