@@ -90,6 +90,8 @@
  * @ev_received: unaffiliated events seen (ib_core's, injected, removal)
  * @ev_delivered: calls of device handlers
  * @ev_masked: events a device handler's mask kept from it
+ * @removed_ns: ktime_get_ns() when the ib_client remove began, for the
+ *	trace of the removal's end
  */
 struct cqpool_dev {
 	struct ib_device *ibdev;
@@ -111,6 +113,7 @@ struct cqpool_dev {
 	atomic64_t ev_received;
 	atomic64_t ev_delivered;
 	atomic64_t ev_masked;
+	u64 removed_ns;
 };
 
 /**

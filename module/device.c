@@ -15,6 +15,7 @@
 
 #include "cqpool_internal.h"
 #include "cqpool_test.h"
+#include "cqpool_trace.h"
 
 /*
  * cqpool_devices_mutex protects cqpool_devices, the list of every record
@@ -104,6 +105,9 @@ static void cqpool_dev_release(struct kref *ref)
 	xa_destroy(&cdev->qps);
 	cqp_vectors_destroy(cdev->vectors);
 	dev_dbg(&cdev->ibdev->dev, "cqpool: record released\n");
+	/* An add that failed half-way releases a record never removed. */
+	if (cdev->removed_ns)
+		trace_cqpool_remove_finish(cdev->ibdev, cdev->removed_ns);
 	/* What disable_device() waits for once every client is removed. */
 	ib_device_put(cdev->ibdev);
 	kfree_rcu(cdev, rcu);
@@ -218,6 +222,24 @@ int cqpool_unregister_removal_notifier(struct notifier_block *nb)
 }
 EXPORT_SYMBOL_NS_GPL(cqpool_unregister_removal_notifier, CQPOOL_HARNESS);
 
+/* The trace of a removal's start: the pools, and the reservations out. */
+static void cqpool_trace_remove_start(struct cqpool_dev *cdev)
+{
+	unsigned int pools = 0;
+	unsigned long users = 0;
+	struct cqpool *pool;
+
+	mutex_lock(&cdev->lock);
+	list_for_each_entry(pool, &cdev->pools, node) {
+		mutex_lock(&pool->lock);
+		users += pool->users;
+		mutex_unlock(&pool->lock);
+		pools++;
+	}
+	mutex_unlock(&cdev->lock);
+	trace_cqpool_remove_start(cdev->ibdev, pools, users);
+}
+
 /*
  * Never waits for a consumer (see "Lifetimes"): what is still out keeps
  * the record, and through it the ib_device, until it is given back.
@@ -226,6 +248,9 @@ static void cqpool_remove_one(struct ib_device *ibdev, void *client_data)
 {
 	struct cqpool_dev *cdev = client_data;
 
+	cdev->removed_ns = ktime_get_ns();
+	if (trace_cqpool_remove_start_enabled())
+		cqpool_trace_remove_start(cdev);
 	xa_erase(&cqpool_devs, ibdev->index);
 	cqpool_events_removal(cdev);
 	blocking_notifier_call_chain(&cqpool_removal_chain, 0, ibdev);

@@ -18,6 +18,7 @@
 
 #include "cqpool_internal.h"
 #include "cqpool_test.h"
+#include "cqpool_trace.h"
 
 /*
  * DEVICE_FATAL has no soft trigger (rxe and siw never raise it); tests
@@ -32,6 +33,7 @@ MODULE_PARM_DESC(event_injection,
 static void cqpool_cq_fanout(struct cqpool_cq *ccq,
 			     const struct ib_event *event)
 {
+	unsigned int delivered = 0;
 	struct cqpool_hook *hook;
 	unsigned long flags;
 
@@ -39,8 +41,10 @@ static void cqpool_cq_fanout(struct cqpool_cq *ccq,
 	ccq->ev_received++;
 	list_for_each_entry(hook, &ccq->hooks, node) {
 		hook->handler(hook, event);
-		ccq->ev_delivered++;
+		delivered++;
 	}
+	ccq->ev_delivered += delivered;
+	trace_cqpool_cq_event(ccq, event->event, delivered);
 	spin_unlock_irqrestore(&ccq->hooks_lock, flags);
 }
 
@@ -127,18 +131,23 @@ static void cqpool_to_handlers(struct cqpool_dev *cdev,
 			       const struct ib_event *event)
 {
 	const u64 bit = event->event < 64 ? BIT_ULL(event->event) : 0;
+	unsigned int delivered = 0, masked = 0;
 	struct cqpool_event_handler *h;
 
 	atomic64_inc(&cdev->ev_received);
 	down_read(&cdev->handlers_rwsem);
 	list_for_each_entry(h, &cdev->handlers, node) {
 		if (h->event_mask && !(h->event_mask & bit)) {
-			atomic64_inc(&cdev->ev_masked);
+			masked++;
 			continue;
 		}
 		h->handler(h, event);
-		atomic64_inc(&cdev->ev_delivered);
+		delivered++;
 	}
+	atomic64_add(masked, &cdev->ev_masked);
+	atomic64_add(delivered, &cdev->ev_delivered);
+	trace_cqpool_device_event(cdev->ibdev, event->event, delivered,
+				  masked);
 	up_read(&cdev->handlers_rwsem);
 }
 

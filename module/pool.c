@@ -12,6 +12,7 @@
 #include <kunit/visibility.h>
 
 #include "cqpool_internal.h"
+#include "cqpool_trace.h"
 #include "cqpool_test.h"
 
 /*
@@ -134,6 +135,7 @@ static void cqpool_free_cqs(struct cqpool *pool, struct list_head *cqs)
 	struct cqpool_cq *ccq, *next;
 
 	list_for_each_entry_safe(ccq, next, cqs, node) {
+		trace_cqpool_cq_free(ccq);
 		xa_erase(&pool->cdev->cqs, ccq->cq->res.id);
 		ib_free_cq(ccq->cq);
 		kfree(ccq);
@@ -240,6 +242,18 @@ static u64 cqpool_pool_idle_ns(struct cqpool *pool)
 	return pool->dying ? 0 : cqpool_idle_timeout_ns();
 }
 
+/* The CQs idle past the timeout that a shrink kept (keep_idle_cqs). */
+static void cqpool_trace_kept(struct cqpool *pool, u64 now, u64 timeout)
+{
+	struct cqpool_cq *ccq;
+
+	lockdep_assert_held(&pool->lock);
+	list_for_each_entry(ccq, &pool->cqs, node)
+		if (!ccq->ledger.users && now >= ccq->ledger.idle_since &&
+		    now - ccq->ledger.idle_since >= timeout)
+			trace_cqpool_cq_keep(ccq);
+}
+
 static void cqpool_reap_work(struct work_struct *work)
 {
 	struct cqpool *pool = container_of(to_delayed_work(work),
@@ -267,6 +281,8 @@ static void cqpool_reap_work(struct work_struct *work)
 		again = true;
 		since = since + timeout > now ? since + timeout - now : 0;
 	}
+	if (trace_cqpool_cq_keep_enabled() && !pool->dying)
+		cqpool_trace_kept(pool, now, timeout);
 	mutex_unlock(&pool->lock);
 
 	cqpool_free_cqs(pool, &dead);
@@ -477,6 +493,7 @@ static int cqpool_add_cq(struct cqpool *pool, u32 vec, u32 size)
 	if (WARN_ON_ONCE(ret))
 		goto out_erase;
 	list_add_tail(&ccq->node, &pool->cqs);
+	trace_cqpool_cq_alloc(ccq, 0);
 	return 0;
 
 out_erase:
@@ -504,6 +521,7 @@ static bool cqpool_resize_unsupported(int err)
 static int cqpool_grow(struct cqpool *pool, const struct cqp_plan *plan)
 {
 	struct cqpool_cq *ccq;
+	u32 old;
 	int ret;
 
 	lockdep_assert_held(&pool->lock);
@@ -511,6 +529,7 @@ static int cqpool_grow(struct cqpool *pool, const struct cqp_plan *plan)
 		return cqpool_add_cq(pool, plan->vec, plan->size);
 
 	ccq = container_of(plan->cq, struct cqpool_cq, ledger);
+	old = ccq->ledger.size;
 	/* cqpool is the one user allowed to resize its shared CQs. */
 	ccq->cq->shared = false;
 	ret = ib_resize_cq(ccq->cq, plan->size);
@@ -520,7 +539,10 @@ static int cqpool_grow(struct cqpool *pool, const struct cqp_plan *plan)
 		cqp_pool_resize_failed(pool->ledger, plan->cq);
 		return cqpool_resize_unsupported(ret) ? 0 : ret;
 	}
-	return cqp_pool_resized(pool->ledger, plan->cq, ccq->cq->cqe);
+	ret = cqp_pool_resized(pool->ledger, plan->cq, ccq->cq->cqe);
+	if (!ret)
+		trace_cqpool_cq_resize(ccq, old);
+	return ret;
 }
 
 /**
@@ -598,6 +620,7 @@ struct ib_cq *cqpool_cq_get(struct cqpool *pool, unsigned int nr_cqe,
 			cqpool_hook_attach(ccq, hook);
 		else
 			ccq->plain_users++;
+		trace_cqpool_get(ccq, nr_cqe, grown);
 	}
 	mutex_unlock(&pool->lock);
 	if (ret) {
@@ -666,6 +689,7 @@ void cqpool_cq_put(struct ib_cq *cq, unsigned int nr_cqe,
 		else
 			ccq->plain_users--;
 		last = !--pool->users;
+		trace_cqpool_put(ccq, nr_cqe, 0);
 	}
 	idle = !ccq->ledger.users;
 	mutex_unlock(&pool->lock);

@@ -41,6 +41,9 @@
 #include <cqpool/cqpool.h>
 #include <cqpool/takeover.h>
 
+/* cqpool.ko's trace events; the two of the takeover are exported. */
+#include "cqpool_trace.h"
+
 /*
  * After the unpatch, how often ib_core's counts on cqpool CQs are looked
  * at: a ULP's teardown is a matter of seconds, a few looks per second
@@ -157,11 +160,14 @@ static struct ib_cq *tk_cq_pool_get(struct ib_device *dev,
 		return ERR_PTR(-ENOMEM);
 	pool = cqpool_device_pool(dev, poll_ctx);
 	if (IS_ERR(pool)) {
+		trace_cqpool_takeover_get(dev, ERR_CAST(pool), nr_cqe,
+					  comp_vector_hint, poll_ctx);
 		kfree(res);
 		return ERR_CAST(pool);
 	}
 	cq = cqpool_cq_get(pool, nr_cqe, comp_vector_hint, NULL);
 	cqpool_pool_put(pool);
+	trace_cqpool_takeover_get(dev, cq, nr_cqe, comp_vector_hint, poll_ctx);
 	if (IS_ERR(cq)) {
 		kfree(res);
 		return cq;
@@ -201,13 +207,16 @@ static void tk_cq_pool_put(struct ib_cq *cq, unsigned int nr_cqe)
 		 * bug.  Leave cqpool's ledger alone rather than guess.
 		 */
 		if (cqpool_owns_cq(cq)) {
+			trace_cqpool_takeover_put(cq, nr_cqe, "foreign");
 			pr_err_ratelimited("put of %u entries of a cqpool CQ that were not reserved through the takeover\n",
 					   nr_cqe);
 			return;
 		}
+		trace_cqpool_takeover_put(cq, nr_cqe, "upstream");
 		tk_upstream_put(cq, nr_cqe);
 		return;
 	}
+	trace_cqpool_takeover_put(cq, nr_cqe, "cqpool");
 	tk_mirror(cq, nr_cqe, false);
 	tk_release(res);
 	tk_untrack_done(1);
