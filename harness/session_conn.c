@@ -45,7 +45,7 @@ static int cqpool_conn_destroy_obj(struct cqpool_session *s,
 	lockdep_assert_held(&s->lock);
 	cqpool_pool_obj_leave(s, c->owner);
 	c->owner = NULL;
-	cqpool_uncharge(s, 0, 2 * (u64)c->conn->buf_size);
+	cqpool_uncharge(s, 0, cqpool_conn_bytes(c->conn->buf_size));
 	cqpool_conn_destroy(c->conn);
 	c->conn = NULL;
 	return 0;
