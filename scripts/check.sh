@@ -125,7 +125,7 @@ failure_digest() {
 		k=${f#vm:} t=${k#*:} k=${k%%:*}
 		case $f in
 		vm:*:clean-run)
-			grep -A2 -m1 'kernel splat' "$out/vm-$k.log" | tail -n 2
+			grep -A2 -m1 'kernel splat(s) in' "$out/vm-$k.log" | tail -n 2
 			tail -n 1 "$out/vm-$k.log" ;;
 		vm:*:kunit | vm:*:races)
 			grep -m3 -E '\[(FAILED|CRASHED)\]|ERROR|Error' \
