@@ -293,6 +293,7 @@ TEST_F(trace, removal_starts_with_the_reservation_out_and_finishes)
 {
 	static struct tally t;
 	struct cqpool_cq_get g;
+	int s;
 
 	ASSERT_EQ(0, shared_get_flags(self->fd, 16, -1, CQPOOL_CQ_GET_HOOK,
 				      &g));
@@ -302,8 +303,10 @@ TEST_F(trace, removal_starts_with_the_reservation_out_and_finishes)
 	EXPECT_EQ(1, t.remove_starts);
 	EXPECT_EQ(1, t.remove_users);
 	EXPECT_EQ(1, t.remove_finishes);
-	EXPECT_EQ(1, t.fatal[slot(&t, g.cq_id)]);
-	EXPECT_EQ(1, t.delivered[slot(&t, g.cq_id)]);
+	s = slot(&t, g.cq_id);
+	ASSERT_LE(0, s);
+	EXPECT_EQ(1, t.fatal[s]);
+	EXPECT_EQ(1, t.delivered[s]);
 	EXPECT_EQ(t.gets, t.puts);
 	EXPECT_EQ(0, put(self->fd, g.id));
 	ASSERT_EQ(0, rxe_add());
