@@ -69,6 +69,14 @@ hostroot_run() {
 	mkdir -p $R/run/cqpool
 	hostroot_mount 9p payload $R/run/cqpool \
 		trans=virtio,version=9p2000.L,msize=262144
+	# The kernel's own module requests (request_module(): dm-multipath's
+	# path selectors, for one) run /sbin/modprobe in PID 1's root, the
+	# initramfs, which has not these modules: they go into the chroot.
+	printf '#!/bin/sh\nexec chroot %s /sbin/modprobe "$@"\n' $R \
+		>/modprobe-hostroot || fail "modprobe-hostroot"
+	chmod 755 /modprobe-hostroot
+	echo /modprobe-hostroot >/proc/sys/kernel/modprobe ||
+		fail "kernel.modprobe"
 	echo "cqpool-vm: host root mounted, running /run/cqpool/run.sh"
 	# The chroot is the guest's root: systemd's tools (udevadm settle)
 	# would otherwise do nothing ("Running in chroot, ignoring request").

@@ -54,6 +54,11 @@ if ! { ip addr add 10.99.0.1/24 dev v0 && ip addr add 10.99.0.2/24 dev v1 &&
 fi
 wait_for 10 grep -qx 1 /sys/class/net/v0/carrier || die "v0 has no carrier"
 
+# Loop devices, as a distribution has them at boot: nvme/047 and nvme/051
+# back their namespaces with losetup -f, which on the stock kernel finds
+# none until the loop module is in (the debug kernel builds it in).
+modprobe -q loop
+
 # udevd, as a distribution runs it: multipath-tools and nvme-cli find
 # devices through it.  The coldplug is of what they look at, block devices
 # and network interfaces: the whole of it, every device's modalias, took
