@@ -21,7 +21,7 @@ section() { # NAME CMD...: run CMD with its output in a section
 	"$@" >"$out" 2>&1
 	rc=$?
 	echo "@@end $name rc=$rc" >"$out"
-	# The time goes to the console, for CI's budget (README, "make check").
+	# The time goes to the console, for CI's budget (TESTING.md, "make check").
 	echo "cqpool-vm: $name rc=$rc in $(($(date +%s) - t0)) s"
 	[ "$rc" -eq 0 ] || status=1
 }
@@ -89,8 +89,14 @@ fi
 
 # The fault test makes allocations fail on purpose; the host lets the
 # stack traces of those failures' reports pass between these markers.
-# A payload may name the only selftests it runs, in /payload/only.
+# A payload may name the only selftests it runs, in /payload/only, and
+# give them environment variables, one NAME=VALUE a line, in /payload/env.
 only=$(cat /payload/only 2>/dev/null)
+if [ -r /payload/env ]; then
+	while read -r kv; do
+		export "${kv?}"
+	done </payload/env
+fi
 for t in /payload/selftests/*; do
 	name=${t##*/}
 	if [ -n "$only" ]; then
