@@ -4,7 +4,8 @@
  * the test did and what debugfs says: the mixed workload's gets and puts
  * balance with the reservations held, every CQ allocated is freed after
  * the idle timeout, an injected DEVICE_FATAL reaches on each CQ exactly
- * the hooks attached to it; and one NVMe-oF connection through the
+ * the hooks attached to it; with keep_idle_cqs=1 the pool keeps one CQ
+ * past the timeout and says so; and one NVMe-oF connection through the
  * takeover gets and puts its queues' CQs, all given back.
  */
 #define _GNU_SOURCE
@@ -32,11 +33,12 @@
 
 /* What the events of the trace buffer say. */
 struct tally {
-	long gets, puts, allocs, frees, resizes;
+	long gets, puts, allocs, frees, resizes, keeps;
 	long tk_gets, tk_failed, tk_puts_cqpool, tk_puts_other;
 	/* By the CQ's restrack id: allocated, freed, DEVICE_FATALs heard. */
 	int ids[MAX_CQS];
-	int alloc[MAX_CQS], freed[MAX_CQS], fatal[MAX_CQS];
+	int alloc[MAX_CQS], freed[MAX_CQS], fatal[MAX_CQS], kept[MAX_CQS];
+	long kept_idle_ms[MAX_CQS];
 	long delivered[MAX_CQS];
 	int nr;
 	long device_fatal_delivered;
@@ -131,6 +133,13 @@ static int trace_read(struct tally *t)
 			s = slot(t, field(line, "cq"));
 			if (s >= 0)
 				t->freed[s]++;
+		} else if (strstr(line, " cqpool_cq_keep: ")) {
+			t->keeps++;
+			s = slot(t, field(line, "cq"));
+			if (s >= 0) {
+				t->kept[s]++;
+				t->kept_idle_ms[s] = field(line, "idle_ms");
+			}
 		} else if (strstr(line, " cqpool_cq_resize: ")) {
 			t->resizes++;
 		} else if (strstr(line, " cqpool_cq_event: ") &&
@@ -180,7 +189,7 @@ static void expect_all_freed(struct __test_metadata *_metadata,
 
 FIXTURE(trace) {
 	int fd;
-	bool traced, target, takeover;
+	bool traced, target, takeover, reloaded;
 	int instance;
 };
 
@@ -211,6 +220,9 @@ FIXTURE_TEARDOWN(trace)
 	}
 	if (self->fd >= 0)
 		close(self->fd);
+	/* Back to the default, keep_idle_cqs=0, for what runs next. */
+	if (self->reloaded && !cqpool_unload())
+		cqpool_load();
 	write_file(INJECTION, "0");
 	set_idle_timeout(30000);
 }
@@ -311,6 +323,64 @@ TEST_F(trace, removal_starts_with_the_reservation_out_and_finishes)
 	EXPECT_EQ(0, put(self->fd, g.id));
 	ASSERT_EQ(0, rxe_add());
 	EXPECT_EQ(0, wait_device_listed("rxe0", 1));
+}
+
+/*
+ * keep_idle_cqs=1: the mixed workload put back leaves its pool the one
+ * CQ it keeps, and frees every other.  A reap that finds the kept CQ idle
+ * past the timeout says so: the one after a last get and put on it.
+ */
+TEST_F(trace, keep_idle_cqs_keeps_one_cq_and_says_so)
+{
+	static const unsigned int sizes[] = { 33, 129, 385, 1025, 65, 257 };
+	static struct cqpool_cq_get g[WORKLOAD];
+	static struct tally t;
+	struct totals tot;
+	int i, s, left = -1;
+
+	close(self->fd);
+	self->fd = -1;
+	self->reloaded = true;
+	ASSERT_EQ(0, cqpool_unload());
+	ASSERT_EQ(0, cqpool_load_params("keep_idle_cqs=1"));
+	ASSERT_EQ(0, set_idle_timeout(IDLE_MS));
+	/* The new module's events are new: enabled afresh. */
+	ASSERT_EQ(0, trace_start());
+	self->fd = open(CQPOOL_DEVICE_PATH, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, self->fd);
+
+	for (i = 0; i < WORKLOAD; i++)
+		ASSERT_EQ(0, shared_get_flags(self->fd, sizes[i % 6], -1, 0,
+					      &g[i]));
+	for (i = 0; i < WORKLOAD; i++)
+		ASSERT_EQ(0, put(self->fd, g[i].id));
+	for (i = 0; i < 100; i++) {
+		ASSERT_EQ(0, read_totals(&tot));
+		if (tot.cqs <= 1)
+			break;
+		usleep(50 * 1000);
+	}
+	ASSERT_EQ(1, (long)tot.cqs) TH_LOG("not the one CQ kept");
+	ASSERT_EQ(0, shared_get_flags(self->fd, sizes[0], -1, 0, &g[0]));
+	ASSERT_EQ(0, put(self->fd, g[0].id));
+	usleep(3 * IDLE_MS * 1000);
+
+	ASSERT_EQ(0, read_totals(&tot));
+	ASSERT_EQ(0, trace_read(&t));
+	EXPECT_EQ(1, (long)tot.cqs);
+	EXPECT_EQ(t.gets, t.puts);
+	EXPECT_EQ(t.allocs - 1, t.frees);
+	for (s = 0; s < t.nr; s++)
+		if (t.alloc[s] && !t.freed[s]) {
+			EXPECT_EQ(-1, left) TH_LOG("CQs %d and %d both left",
+						   t.ids[left], t.ids[s]);
+			left = s;
+		}
+	ASSERT_LE(0, left);
+	EXPECT_LE(1, t.kept[left]) TH_LOG("CQ %d kept, never said", t.ids[left]);
+	EXPECT_LE(IDLE_MS, t.kept_idle_ms[left]);
+	ksft_print_msg("%ld CQs allocated, %ld freed, CQ %d kept (%ld keep events)\n",
+		       t.allocs, t.frees, t.ids[left], t.keeps);
 }
 
 /* nvme-rdma and nvmet-rdma's queues through the takeover, and back. */

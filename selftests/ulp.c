@@ -210,8 +210,8 @@ const char *takeover_ko(void)
 	return payload_file(path, sizeof(path), "cqpool_takeover.ko");
 }
 
-/* Inserts the payload's MOD.ko unless MOD is loaded: 0, or -1. */
-static int module_load(const char *mod)
+/* Inserts the payload's MOD.ko with PARAMS unless MOD is loaded: 0, or -1. */
+static int module_load(const char *mod, const char *params)
 {
 	char path[256], name[64];
 
@@ -219,12 +219,19 @@ static int module_load(const char *mod)
 	if (!access(name, F_OK))
 		return 0;
 	snprintf(name, sizeof(name), "%s.ko", mod);
-	return sh("insmod %s", payload_file(path, sizeof(path), name)) ? -1 : 0;
+	return sh("insmod %s %s", payload_file(path, sizeof(path), name),
+		  params) ? -1 : 0;
+}
+
+int cqpool_load_params(const char *params)
+{
+	return module_load("cqpool", params) ||
+	       module_load("cqpool_harness", "") ? -1 : 0;
 }
 
 int cqpool_load(void)
 {
-	return module_load("cqpool") || module_load("cqpool_harness") ? -1 : 0;
+	return cqpool_load_params("");
 }
 
 int cqpool_unload(void)

@@ -66,6 +66,8 @@ const char *takeover_ko(void);
  * payload script loaded first), whichever of them is not loaded.
  */
 int cqpool_load(void);
+/* cqpool.ko with module parameters, "name=value ...", and the harness. */
+int cqpool_load_params(const char *params);
 /* Unloads both, the harness first: 0, or -1 if cqpool.ko stayed. */
 int cqpool_unload(void);
 /* Loads cqpool_takeover.ko and waits for the patch transition to end. */
