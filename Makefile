@@ -2,7 +2,7 @@
 #
 # make             build the modules, for each kernel (below)
 # make check       every test: lint, build, userspace, the VMs of every
-#                  kernel (subsets on 6.12-rt and 6.12 debug: README)
+#                  kernel (subsets on 6.12-rt and 6.12 debug: TESTING.md)
 # make check-all   the same with everything on 6.12-rt and the 6.12 debug
 #                  kernel too, and the KCSAN kernel
 # make check-fast  the stock kernels only
@@ -10,6 +10,8 @@
 # make bench       cqpool vs upstream vs per-QP CQs in one stock VM boot: bench/results.json, BENCHMARKS.md
 # make dkms        add cqpool to DKMS, build and install it for each kernel
 # make coverage    line coverage of module/*.c from the last make check
+# make oneliners   run the README's tracing one-liners in the stock VM, and
+#                  put what they printed into the README
 # make ulp-table   README's table of each ULP's CQs and CQEs, from the last make check
 # make blktests    blktests' nvme/ (rdma) and srp/ groups, whole, upstream vs takeover,
 #                  on the stock and debug kernels: BLKTESTS.md
@@ -78,6 +80,10 @@ coverage:
 	@cat build/check/coverage/coverage.txt
 	@echo
 	@cat build/check/coverage/uncovered.txt
+
+.PHONY: oneliners
+oneliners:
+	./scripts/oneliners.sh
 
 # From the stock kernels' VMs.
 .PHONY: ulp-table

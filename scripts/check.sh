@@ -51,12 +51,12 @@ CQPOOL_COVERAGE_MIN=${CQPOOL_COVERAGE_MIN:-90}
 # without, the debug kernel), and under QEMU's multi-threaded TCG a vCPU
 # now and then traps on an int3 of that rewrite after the kernel restored
 # the text: "Oops: int3" in whichever function it was in.  Every test that
-# loads the takeover makes transitions (README, "Kernels").
+# loads the takeover makes transitions (TESTING.md, "Kernels").
 ACCEL_612=tcg,thread=single
 case $mode in full|fast|all) ;; *) echo "usage: $0 full|fast|all" >&2; exit 2 ;; esac
 
 top=$(cd "$(dirname "$0")/.." && pwd)
-cd "$top"
+cd "$top" || exit 1
 out=$top/build/check
 rm -rf "$out"
 mkdir -p "$out"
@@ -395,6 +395,9 @@ for v in $kernels; do
 	[ "$v" = "$stock_ver" ] || step "build:$v" kbuild "$v" "/usr/src/linux-headers-$v"
 done
 step lint:sparse sparse_clean stock "$stock_kdir"
+# The README's porting example: its diff applies to 6.1's nvme-rdma and
+# builds against cqpool.
+step build:porting-example scripts/porting-check.sh "$src" "$stock_kdir"
 step lint:cxx-freestanding scripts/cxx-check.sh \
 	build/kbuild-stock/module/core/*.o
 
@@ -542,7 +545,7 @@ fi
 
 # blktests, a subset that fits CI (make blktests runs both groups whole),
 # each test on upstream's pool and on the takeover; their verdicts count
-# here.  Why these tests: README.md, "blktests".
+# here.  Why these tests: TESTING.md, "make check".
 blktests() { # KIND TESTS
 	local log=$out/blktests-$1.log p f
 
@@ -563,7 +566,7 @@ fi
 
 # KCSAN and KASAN exclude each other: the race detector has a kernel of
 # its own.  Only races in cqpool's code fail; the others are counted.
-# make check-all only, for CI's budget (README, "Kernels").
+# make check-all only, for CI's budget (TESTING.md, "Kernels").
 if [ "$mode" = all ]; then
 	if kcsan_dir=$(vm/kernel.sh kcsan 2>"$out/kcsan-kernel.log"); then
 		step build:kcsan kbuild kcsan "$kcsan_dir/build"
