@@ -113,7 +113,8 @@ results() {
 			reason = ""
 			next
 		}
-		name != "" && /^    / && reason == "" {
+		# The first indented line after the verdict but its runtime.
+		name != "" && /^    / && !/^ +runtime / && reason == "" {
 			reason = $0
 			sub(/^ +/, "", reason)
 			gsub(/\t/, " ", reason)
