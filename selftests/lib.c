@@ -61,17 +61,22 @@ int set_idle_timeout(unsigned int ms)
 	return write_file(IDLE_TIMEOUT, buf);
 }
 
-int wait_no_cqs(void)
+int wait_cqs_at_most(unsigned long long n)
 {
 	struct totals t;
 	int i;
 
 	for (i = 0; i < 100; i++) {
-		if (!read_totals(&t) && !t.cqs)
+		if (!read_totals(&t) && t.cqs <= n)
 			return 0;
 		usleep(50 * 1000);
 	}
 	return -1;
+}
+
+int wait_no_cqs(void)
+{
+	return wait_cqs_at_most(0);
 }
 
 int device_listed(const char *name)

@@ -22,6 +22,8 @@ struct totals {
 int read_totals(struct totals *t);
 int write_file(const char *path, const char *val);
 int set_idle_timeout(unsigned int ms);
+/* Waits (5 s at most) until at most @n CQs are left: 0, or -1. */
+int wait_cqs_at_most(unsigned long long n);
 /* Waits until no CQ is left: the idle timeout has done its work. */
 int wait_no_cqs(void);
 /*

@@ -354,12 +354,8 @@ TEST_F(trace, keep_idle_cqs_keeps_one_cq_and_says_so)
 					      &g[i]));
 	for (i = 0; i < WORKLOAD; i++)
 		ASSERT_EQ(0, put(self->fd, g[i].id));
-	for (i = 0; i < 100; i++) {
-		ASSERT_EQ(0, read_totals(&tot));
-		if (tot.cqs <= 1)
-			break;
-		usleep(50 * 1000);
-	}
+	ASSERT_EQ(0, wait_cqs_at_most(1)) TH_LOG("more CQs than the one kept");
+	ASSERT_EQ(0, read_totals(&tot));
 	ASSERT_EQ(1, (long)tot.cqs) TH_LOG("not the one CQ kept");
 	ASSERT_EQ(0, shared_get_flags(self->fd, sizes[0], -1, 0, &g[0]));
 	ASSERT_EQ(0, put(self->fd, g[0].id));
