@@ -60,13 +60,14 @@ while IFS= read -r cmd; do
 	setsid bash -c "exec $cmd" >"$out/$n.txt" 2>&1 &
 	pid=$!
 	# Attached once its probes are on: bpftrace says so, perf does not.
-	for _ in $(seq 600); do
-		case $cmd in
-		bpftrace*) grep -q '^Attaching' "$out/$n.txt" && break ;;
-		*) sleep 3; break ;;
-		esac
-		sleep 0.1
-	done
+	case $cmd in
+	bpftrace*)
+		for _ in $(seq 600); do
+			grep -q '^Attaching' "$out/$n.txt" && break
+			sleep 0.1
+		done ;;
+	*) sleep 3 ;;
+	esac
 	workload || die "the workload failed"
 	kill -INT -- -"$pid"
 	for _ in $(seq 600); do
