@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * KUnit: the C++ core's vector ledger, run in kernel context with the
+ * KUnit: the C++ core's choice of vector, run in kernel context with the
  * kernel's allocator and code generation.
  */
 #include <kunit/test.h>
 #include <linux/slab.h>
 
+#include "core/pool.h"
 #include "core/vectors.h"
 
 static void *kunit_core_zalloc(void *ctx, size_t size)
@@ -38,12 +39,50 @@ static void *failing_zalloc(void *ctx, size_t size)
 	return kzalloc(size, GFP_KERNEL);
 }
 
-static struct cqp_vectors *ledger_new(struct kunit *test, unsigned int nvec)
+/* A ledger of @nvec vectors with one CQ of 1000 entries on each. */
+static struct cqp_pool *ledger_new(struct kunit *test, unsigned int nvec,
+				   struct cqp_cq *cqs)
 {
-	struct cqp_vectors *v = cqp_vectors_create(&kunit_alloc, nvec);
+	const struct cqp_pool_params p = { .nvec = nvec, .max_cqe = 1000 };
+	struct cqp_pool *pool = cqp_pool_create(&kunit_alloc, &p);
+	unsigned int i;
 
-	KUNIT_ASSERT_NOT_NULL(test, v);
-	return v;
+	KUNIT_ASSERT_NOT_NULL(test, pool);
+	for (i = 0; i < nvec; i++)
+		KUNIT_ASSERT_EQ(test, cqp_pool_add(pool, &cqs[i], i, 1000, 0),
+				0);
+	return pool;
+}
+
+/* Reserves @nr on vector @vec, which has room. */
+static void reserve_on(struct kunit *test, struct cqp_pool *pool,
+		       unsigned int vec, unsigned int nr)
+{
+	struct cqp_plan plan;
+	struct cqp_cq *cq;
+
+	KUNIT_ASSERT_EQ(test, cqp_pool_reserve(pool, vec, nr, &cq, &plan), 0);
+	KUNIT_EXPECT_EQ(test, cq->vec, vec);
+}
+
+static void ledger_free(struct kunit *test, struct cqp_pool *pool,
+			struct cqp_cq *cqs, unsigned int nvec)
+{
+	unsigned int i;
+
+	/* One entry a user, then the last user's rest. */
+	for (i = 0; i < nvec; i++) {
+		while (cqs[i].users) {
+			u32 nr = cqs[i].users > 1 ? 1 : cqs[i].reserved;
+
+			KUNIT_ASSERT_EQ(test,
+					cqp_pool_release(pool, &cqs[i], nr, 0),
+					0);
+		}
+	}
+	while (cqp_pool_take_idle(pool))
+		;
+	KUNIT_EXPECT_EQ(test, cqp_pool_destroy(pool), 0);
 }
 
 static void nvec_is_capped_by_online_cpus(struct kunit *test)
@@ -56,42 +95,36 @@ static void nvec_is_capped_by_online_cpus(struct kunit *test)
 
 static void hint_maps_modulo_vector_count(struct kunit *test)
 {
-	struct cqp_vectors *v = ledger_new(test, 3);
+	struct cqp_cq cqs[3];
+	struct cqp_pool *pool = ledger_new(test, 3, cqs);
 
-	KUNIT_EXPECT_EQ(test, cqp_vectors_pick(v, 0), 0U);
-	KUNIT_EXPECT_EQ(test, cqp_vectors_pick(v, 4), 1U);
-	KUNIT_EXPECT_EQ(test, cqp_vectors_pick(v, 302), 2U);
-	cqp_vectors_destroy(v);
+	KUNIT_EXPECT_EQ(test, cqp_pool_pick_vector(pool, 0, 0), 0U);
+	KUNIT_EXPECT_EQ(test, cqp_pool_pick_vector(pool, 4, 0), 1U);
+	KUNIT_EXPECT_EQ(test, cqp_pool_pick_vector(pool, 302, 0), 2U);
+	ledger_free(test, pool, cqs, 3);
 }
 
-static void no_hint_picks_least_loaded_vector(struct kunit *test)
+static void no_hint_picks_least_reserved_vector(struct kunit *test)
 {
-	struct cqp_vectors *v = ledger_new(test, 3);
+	struct cqp_cq cqs[3];
+	struct cqp_pool *pool = ledger_new(test, 3, cqs);
 
-	KUNIT_EXPECT_EQ(test, cqp_vectors_pick(v, -1), 0U);
-	KUNIT_EXPECT_EQ(test, cqp_vectors_charge(v, 0, 100), 0);
-	KUNIT_EXPECT_EQ(test, cqp_vectors_charge(v, 1, 50), 0);
-	KUNIT_EXPECT_EQ(test, cqp_vectors_pick(v, -1), 2U);
-	KUNIT_EXPECT_EQ(test, cqp_vectors_charge(v, 2, 60), 0);
-	KUNIT_EXPECT_EQ(test, cqp_vectors_pick(v, -1), 1U);
-	cqp_vectors_destroy(v);
-}
-
-static void bad_charges_change_nothing(struct kunit *test)
-{
-	struct cqp_vectors *v = ledger_new(test, 2);
-
-	KUNIT_EXPECT_EQ(test, cqp_vectors_charge(v, 2, 1), -EINVAL);
-	KUNIT_EXPECT_EQ(test, cqp_vectors_charge(v, 1, 10), 0);
-	KUNIT_EXPECT_EQ(test, cqp_vectors_discharge(v, 1, 11), -ERANGE);
-	KUNIT_EXPECT_EQ(test, cqp_vectors_load(v, 1), 10ULL);
-	KUNIT_EXPECT_EQ(test, cqp_vectors_discharge(v, 1, 10), 0);
-	KUNIT_EXPECT_EQ(test, cqp_vectors_load(v, 1), 0ULL);
-	cqp_vectors_destroy(v);
+	KUNIT_EXPECT_EQ(test, cqp_pool_pick_vector(pool, -1, 0), 0U);
+	reserve_on(test, pool, 0, 100);
+	reserve_on(test, pool, 1, 50);
+	KUNIT_EXPECT_EQ(test, cqp_pool_pick_vector(pool, -1, 0), 2U);
+	reserve_on(test, pool, 2, 60);
+	KUNIT_EXPECT_EQ(test, cqp_pool_pick_vector(pool, -1, 0), 1U);
+	/* CPUs went offline: vector 2 is not among those used. */
+	reserve_on(test, pool, 1, 60);
+	KUNIT_EXPECT_EQ(test, cqp_pool_pick_vector(pool, -1, 2), 0U);
+	KUNIT_EXPECT_EQ(test, cqp_pool_pick_vector(pool, 5, 2), 1U);
+	ledger_free(test, pool, cqs, 3);
 }
 
 static void failed_allocation_leaks_nothing(struct kunit *test)
 {
+	const struct cqp_pool_params p = { .nvec = 4, .max_cqe = 1000 };
 	int fail_at;
 
 	/* Each allocation of create() fails once; kmemleak sees the rest. */
@@ -103,7 +136,7 @@ static void failed_allocation_leaks_nothing(struct kunit *test)
 			.ctx = &fa,
 		};
 
-		KUNIT_EXPECT_NULL(test, cqp_vectors_create(&alloc, 4));
+		KUNIT_EXPECT_NULL(test, cqp_pool_create(&alloc, &p));
 		KUNIT_EXPECT_EQ(test, fa.calls, fail_at);
 	}
 }
@@ -111,8 +144,7 @@ static void failed_allocation_leaks_nothing(struct kunit *test)
 static struct kunit_case core_vectors_cases[] = {
 	KUNIT_CASE(nvec_is_capped_by_online_cpus),
 	KUNIT_CASE(hint_maps_modulo_vector_count),
-	KUNIT_CASE(no_hint_picks_least_loaded_vector),
-	KUNIT_CASE(bad_charges_change_nothing),
+	KUNIT_CASE(no_hint_picks_least_reserved_vector),
 	KUNIT_CASE(failed_allocation_leaks_nothing),
 	{}
 };

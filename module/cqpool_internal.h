@@ -6,15 +6,18 @@
  *   cqpool_dev.handlers_rwsem        - a device's event handlers
  *   cqpool_devices_mutex  (device.c) - the list of device records
  *   cqpool_dev.lock                  - a device's pools
+ *   cqpool.grow_lock                 - one pool's growth and reclaim
  *   cqpool.lock                      - one pool's ledger and CQs
  *   cqpool_cq.hooks_lock             - one CQ's event hooks
- *   cqpool_dev.vectors_lock          - the device's vector ledger
  * The mutexes and the rwsem may be held across verbs that sleep; the two
- * spinlocks are taken with interrupts off (hooks_lock) or in process
- * context only (vectors_lock).  Event callbacks are the one place cqpool
- * calls a consumer with a lock held: hooks under their CQ's hooks_lock,
- * device handlers under handlers_rwsem (read), which is what makes
- * "never called after removal" hold.
+ * spinlocks are taken in process context only (cqpool.lock, never across
+ * a verb) or with interrupts off (hooks_lock).  A get or put that fits
+ * the ledger takes cqpool.lock alone; growth runs its verbs under
+ * grow_lock, outside cqpool.lock, and splices the result in under it.
+ * Event callbacks are the one place cqpool calls a consumer with a lock
+ * held: hooks under their CQ's hooks_lock, device handlers under
+ * handlers_rwsem (read), which is what makes "never called after
+ * removal" hold.
  *
  * Lifetimes.  The ib_client remove never waits for a consumer: ib_core
  * removes clients in reverse order of registration, so rdma_cm's users
@@ -42,6 +45,7 @@
 #ifndef CQPOOL_INTERNAL_H
 #define CQPOOL_INTERNAL_H
 
+#include <linux/jiffies.h>
 #include <linux/kref.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
@@ -79,10 +83,6 @@
  * @dying: set once, by the ib_client remove, under both @lock and
  *	@handlers_rwsem (either suffices to read it): no pool and no
  *	handler is added after it
- * @vectors_lock: protects @vectors
- * @vectors: the core's vector ledger: CQ entries reserved per vector over
- *	all pools of the device
- * @cqs: struct cqpool_cq by the CQ's restrack id; its own lock
  * @qps: struct cqpool_qp by QP number; its own lock
  * @handlers_rwsem: protects @handlers; held for reading while calling them
  * @handlers: struct cqpool_event_handler, registered by consumers
@@ -103,9 +103,6 @@ struct cqpool_dev {
 	struct list_head pools;
 	struct cqpool *shared[CQPOOL_NR_POLL_CTX];
 	bool dying;
-	spinlock_t vectors_lock;	/* innermost; no sleeping under it */
-	struct cqp_vectors *vectors;
-	struct xarray cqs;
 	struct xarray qps;
 	struct rw_semaphore handlers_rwsem;	/* see the lock order above */
 	struct list_head handlers;
@@ -125,9 +122,14 @@ struct cqpool_dev {
  * @owned: created by cqpool_create(), destroyed by its owner
  * @flags: CQPOOL_F_*
  * @name: for debugfs
- * @lock: protects @ledger, @cqs, @users and @dying; held across the verbs
- *	that grow the pool
- * @ledger: the core's ledger of the CQs
+ * @grow_lock: serialises the pool's growth and reclaim: held across the
+ *	verbs that grow it (ib_alloc_cq(), ib_resize_cq()), which run
+ *	outside @lock, and while the reclaim takes CQs out of the ledger, so
+ *	that the CQ a growth resizes stays in it
+ * @lock: protects @ledger, @cqs, @users and @dying; process context only,
+ *	never held across a verb
+ * @ledger: the core's ledger of the CQs, which also counts the entries
+ *	reserved on each vector (cqp_pool_pick_vector())
  * @cqs: struct cqpool_cq, oldest first
  * @users: reservations; the pool holds a reference on itself while there
  *	are any
@@ -143,7 +145,8 @@ struct cqpool {
 	bool owned;
 	unsigned int flags;
 	char name[CQPOOL_NAME_MAX];
-	struct mutex lock;		/* see the lock order above */
+	struct mutex grow_lock;		/* see the lock order above */
+	spinlock_t lock;		/* see the lock order above */
 	struct cqp_pool *ledger;
 	struct list_head cqs;
 	refcount_t ref;
@@ -159,7 +162,7 @@ struct cqpool {
  * @cq: the CQ
  * @pool: its pool
  * @node: on pool->cqs, under pool->lock
- * @created: ktime_get_ns() when it was allocated
+ * @created: cqpool_clock() when it was allocated
  * @hooks_lock: protects @hooks and the counters; held, with interrupts
  *	off, while the hooks are called
  * @hooks: struct cqpool_hook attached by cqpool_cq_get()
@@ -208,6 +211,24 @@ struct cqpool_qp {
 	struct cqpool_hook send_hook;
 	struct cqpool_hook recv_hook;
 };
+
+/*
+ * The pools' clock, for idle time and age: jiffies, which a put that
+ * leaves a CQ idle reads with one load, where ktime_get_ns() reads the
+ * clocksource.  Idle timeouts are seconds long: a tick is fine enough.
+ */
+static inline u64 cqpool_clock(void)
+{
+	return get_jiffies_64();
+}
+
+/* Milliseconds from @then (cqpool_clock()) to now; 0 if @then is later. */
+static inline u64 cqpool_ms_since(u64 then)
+{
+	u64 now = cqpool_clock();
+
+	return now > then ? jiffies64_to_msecs(now - then) : 0;
+}
 
 extern const struct cqp_alloc cqpool_core_alloc;
 extern unsigned int cqpool_idle_timeout_ms;

@@ -15,7 +15,7 @@ struct ib_device;
 /**
  * struct cqpool_test_dev_info - a device record as cqpool sees it
  * @nvec: completion vectors the pools spread over
- * @load: CQ entries reserved over all vectors
+ * @load: CQ entries reserved over all pools of the device
  */
 struct cqpool_test_dev_info {
 	unsigned int nvec;

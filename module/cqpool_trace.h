@@ -149,14 +149,11 @@ DECLARE_EVENT_CLASS(cqpool_cq_idle,
 		__field(u64, idle_ms)
 	),
 	TP_fast_assign(
-		u64 now = ktime_get_ns();
-
 		cqpool_trace_names(ccq);
 		__entry->cq = ccq->cq->res.id;
 		__entry->vec = ccq->ledger.vec;
 		__entry->size = ccq->cq->cqe;
-		__entry->idle_ms = now > ccq->ledger.idle_since ?
-			div_u64(now - ccq->ledger.idle_since, NSEC_PER_MSEC) : 0;
+		__entry->idle_ms = cqpool_ms_since(ccq->ledger.idle_since);
 	),
 	TP_printk("device=%s pool=%s cq=%u vec=%u size=%u idle_ms=%llu",
 		  __entry->device, __entry->pool, __entry->cq, __entry->vec,

@@ -100,10 +100,8 @@ static void cqpool_dev_release(struct kref *ref)
 	mutex_unlock(&cqpool_devices_mutex);
 
 	WARN_ON(!list_empty(&cdev->pools) || !list_empty(&cdev->handlers));
-	WARN_ON(!xa_empty(&cdev->cqs) || !xa_empty(&cdev->qps));
-	xa_destroy(&cdev->cqs);
+	WARN_ON(!xa_empty(&cdev->qps));
 	xa_destroy(&cdev->qps);
-	cqp_vectors_destroy(cdev->vectors);
 	dev_dbg(&cdev->ibdev->dev, "cqpool: record released\n");
 	/* An add that failed half-way releases a record never removed. */
 	if (cdev->removed_ns)
@@ -154,20 +152,15 @@ static int cqpool_add_one(struct ib_device *ibdev)
 		return -ENOMEM;
 
 	cdev->nvec = cqp_nvec(ibdev->num_comp_vectors, num_possible_cpus());
-	cdev->vectors = cqp_vectors_create(&cqpool_core_alloc, cdev->nvec);
-	if (!cdev->vectors)
-		goto out_free;
 	/* ib_core holds the device across add: this cannot fail here. */
 	if (WARN_ON(!ib_device_try_get(ibdev))) {
 		ret = -ENODEV;
-		goto out_vectors;
+		goto out_free;
 	}
 	cdev->ibdev = ibdev;
 	kref_init(&cdev->ref);
 	mutex_init(&cdev->lock);
 	INIT_LIST_HEAD(&cdev->pools);
-	spin_lock_init(&cdev->vectors_lock);
-	xa_init(&cdev->cqs);
 	xa_init(&cdev->qps);
 	cqpool_events_init(cdev);
 
@@ -185,8 +178,6 @@ static int cqpool_add_one(struct ib_device *ibdev)
 out_events:
 	cqpool_events_exit(cdev);
 	ib_device_put(ibdev);
-out_vectors:
-	cqp_vectors_destroy(cdev->vectors);
 out_free:
 	kfree(cdev);
 	return ret;
@@ -231,9 +222,9 @@ static void cqpool_trace_remove_start(struct cqpool_dev *cdev)
 
 	mutex_lock(&cdev->lock);
 	list_for_each_entry(pool, &cdev->pools, node) {
-		mutex_lock(&pool->lock);
+		spin_lock(&pool->lock);
 		users += pool->users;
-		mutex_unlock(&pool->lock);
+		spin_unlock(&pool->lock);
 		pools++;
 	}
 	mutex_unlock(&cdev->lock);
@@ -277,17 +268,22 @@ int cqpool_test_device_info(struct ib_device *ibdev,
 			    struct cqpool_test_dev_info *info)
 {
 	struct cqpool_dev *cdev = cqpool_dev_find(ibdev);
-	unsigned int vec;
+	struct cqp_pool_stats st;
+	struct cqpool *pool;
 
 	if (!cdev)
 		return -ENODEV;
 
 	info->nvec = cqpool_dev_nvec(cdev);
 	info->load = 0;
-	spin_lock(&cdev->vectors_lock);
-	for (vec = 0; vec < cqp_vectors_nvec(cdev->vectors); vec++)
-		info->load += cqp_vectors_load(cdev->vectors, vec);
-	spin_unlock(&cdev->vectors_lock);
+	mutex_lock(&cdev->lock);
+	list_for_each_entry(pool, &cdev->pools, node) {
+		spin_lock(&pool->lock);
+		cqp_pool_get_stats(pool->ledger, &st);
+		spin_unlock(&pool->lock);
+		info->load += st.reserved;
+	}
+	mutex_unlock(&cdev->lock);
 	cqpool_dev_put(cdev);
 	return 0;
 }

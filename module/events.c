@@ -114,14 +114,14 @@ static void cqpool_fatal_to_hooks(struct cqpool_dev *cdev,
 
 	mutex_lock(&cdev->lock);
 	list_for_each_entry(pool, &cdev->pools, node) {
-		mutex_lock(&pool->lock);
+		spin_lock(&pool->lock);
 		if (dying)
 			WRITE_ONCE(pool->dying, true);
 		list_for_each_entry(ccq, &pool->cqs, node) {
 			event.element.cq = ccq->cq;
 			cqpool_cq_fanout(ccq, &event);
 		}
-		mutex_unlock(&pool->lock);
+		spin_unlock(&pool->lock);
 	}
 	mutex_unlock(&cdev->lock);
 }

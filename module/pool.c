@@ -8,7 +8,6 @@
 #include <linux/module.h>
 #include <linux/slab.h>
 #include <linux/string.h>
-#include <linux/timekeeping.h>
 #include <kunit/visibility.h>
 
 #include "cqpool_internal.h"
@@ -52,10 +51,14 @@ MODULE_PARM_DESC(keep_idle_cqs,
 		 "Idle CQs each pool keeps however long they are idle (default 0)");
 
 /*
- * One reservation grows the pool at most this often: a consistent ledger
- * asks for one resize and then one new CQ at the most.
+ * One reservation grows the pool at most this often.  Gets that fit go on
+ * while a growth runs its verb, and may take the room it is making, so a
+ * reservation can need more than one resize; but each resize at least
+ * doubles its CQ, up to the device's max_cqe (below 2^32), and a CQ added
+ * new is spliced in under the same hold of the lock as the reservation
+ * that follows, which always fits.
  */
-#define CQPOOL_MAX_GROW		4
+#define CQPOOL_MAX_GROW		34
 
 static const char *const cqpool_poll_ctx_names[CQPOOL_NR_POLL_CTX] = {
 	[IB_POLL_SOFTIRQ] = "softirq",
@@ -74,9 +77,10 @@ static bool cqpool_poll_ctx_ok(enum ib_poll_context ctx)
 	return (unsigned int)ctx < CQPOOL_NR_POLL_CTX;
 }
 
-static u64 cqpool_idle_timeout_ns(void)
+/* The idle timeout in cqpool_clock()'s ticks. */
+static u64 cqpool_idle_timeout(void)
 {
-	return (u64)READ_ONCE(cqpool_idle_timeout_ms) * NSEC_PER_MSEC;
+	return msecs_to_jiffies(READ_ONCE(cqpool_idle_timeout_ms));
 }
 
 static void cqpool_reap_work(struct work_struct *work);
@@ -121,7 +125,8 @@ static struct cqpool *cqpool_alloc(struct cqpool_dev *cdev,
 	else
 		snprintf(pool->name, sizeof(pool->name), "%s/%s",
 			 dev_name(&cdev->ibdev->dev), cqpool_poll_ctx_name(ctx));
-	mutex_init(&pool->lock);
+	mutex_init(&pool->grow_lock);
+	spin_lock_init(&pool->lock);
 	INIT_LIST_HEAD(&pool->cqs);
 	INIT_LIST_HEAD(&pool->node);
 	INIT_DELAYED_WORK(&pool->reap_work, cqpool_reap_work);
@@ -130,13 +135,12 @@ static struct cqpool *cqpool_alloc(struct cqpool_dev *cdev,
 }
 
 /* Frees CQs already taken out of their pool's ledger. */
-static void cqpool_free_cqs(struct cqpool *pool, struct list_head *cqs)
+static void cqpool_free_cqs(struct list_head *cqs)
 {
 	struct cqpool_cq *ccq, *next;
 
 	list_for_each_entry_safe(ccq, next, cqs, node) {
 		trace_cqpool_cq_free(ccq);
-		xa_erase(&pool->cdev->cqs, ccq->cq->res.id);
 		ib_free_cq(ccq->cq);
 		kfree(ccq);
 	}
@@ -158,16 +162,16 @@ static void cqpool_free(struct cqpool *pool)
 	mutex_unlock(&cdev->lock);
 	cancel_delayed_work_sync(&pool->reap_work);
 
-	mutex_lock(&pool->lock);
+	spin_lock(&pool->lock);
 	while ((lcq = cqp_pool_take_idle(pool->ledger))) {
 		struct cqpool_cq *ccq = container_of(lcq, struct cqpool_cq,
 						     ledger);
 
 		list_move_tail(&ccq->node, &dead);
 	}
-	mutex_unlock(&pool->lock);
+	spin_unlock(&pool->lock);
 
-	cqpool_free_cqs(pool, &dead);
+	cqpool_free_cqs(&dead);
 	WARN_ON(!list_empty(&pool->cqs));
 	WARN_ON(cqp_pool_destroy(pool->ledger));
 	kfree(pool);
@@ -236,10 +240,10 @@ struct ib_device *cqpool_pool_device(struct cqpool *pool)
 EXPORT_SYMBOL_NS_GPL(cqpool_pool_device, CQPOOL_HARNESS);
 
 /* The idle timeout, or none at all once the pool's device is going. */
-static u64 cqpool_pool_idle_ns(struct cqpool *pool)
+static u64 cqpool_pool_idle_timeout(struct cqpool *pool)
 {
 	lockdep_assert_held(&pool->lock);
-	return pool->dying ? 0 : cqpool_idle_timeout_ns();
+	return pool->dying ? 0 : cqpool_idle_timeout();
 }
 
 /* The CQs idle past the timeout that a shrink kept (keep_idle_cqs). */
@@ -258,15 +262,17 @@ static void cqpool_reap_work(struct work_struct *work)
 {
 	struct cqpool *pool = container_of(to_delayed_work(work),
 					   struct cqpool, reap_work);
-	u64 now = ktime_get_ns();
+	u64 now = cqpool_clock();
 	struct cqp_pool_stats st;
 	struct cqp_cq *lcq;
 	bool again = false;
 	u64 timeout, since;
 	LIST_HEAD(dead);
 
-	mutex_lock(&pool->lock);
-	timeout = cqpool_pool_idle_ns(pool);
+	/* A growth may be resizing an idle CQ outside the pool's lock. */
+	mutex_lock(&pool->grow_lock);
+	spin_lock(&pool->lock);
+	timeout = cqpool_pool_idle_timeout(pool);
 	while ((lcq = pool->dying ? cqp_pool_take_idle(pool->ledger) :
 		cqp_pool_reap(pool->ledger, now, timeout))) {
 		struct cqpool_cq *ccq = container_of(lcq, struct cqpool_cq,
@@ -283,12 +289,12 @@ static void cqpool_reap_work(struct work_struct *work)
 	}
 	if (trace_cqpool_cq_keep_enabled() && !pool->dying)
 		cqpool_trace_kept(pool, now, timeout);
-	mutex_unlock(&pool->lock);
+	spin_unlock(&pool->lock);
+	mutex_unlock(&pool->grow_lock);
 
-	cqpool_free_cqs(pool, &dead);
+	cqpool_free_cqs(&dead);
 	if (again)
-		queue_delayed_work(cqpool_wq, &pool->reap_work,
-				   nsecs_to_jiffies(since) + 1);
+		queue_delayed_work(cqpool_wq, &pool->reap_work, since + 1);
 }
 
 /* Runs every pool's reclaim now; each reschedules itself as needed. */
@@ -444,13 +450,13 @@ int cqpool_destroy(struct cqpool *pool)
 		return -EINVAL;
 	}
 
-	mutex_lock(&pool->lock);
+	spin_lock(&pool->lock);
 	if (pool->users) {
-		mutex_unlock(&pool->lock);
+		spin_unlock(&pool->lock);
 		return -EBUSY;
 	}
 	WRITE_ONCE(pool->dying, true);
-	mutex_unlock(&pool->lock);
+	spin_unlock(&pool->lock);
 
 	/*
 	 * The owner's is the last reference unless a put of the last
@@ -462,47 +468,31 @@ int cqpool_destroy(struct cqpool *pool)
 }
 EXPORT_SYMBOL_GPL(cqpool_destroy);
 
-static int cqpool_add_cq(struct cqpool *pool, u32 vec, u32 size)
+/*
+ * A new CQ of @size entries on @vec, for a growth of @pool: allocated
+ * without the pool's lock, and not in the ledger yet (cqpool_splice()).
+ */
+static struct cqpool_cq *cqpool_new_cq(struct cqpool *pool, u32 vec, u32 size)
 {
-	struct cqpool_dev *cdev = pool->cdev;
 	struct cqpool_cq *ccq;
 	struct ib_cq *cq;
-	int ret;
 
-	lockdep_assert_held(&pool->lock);
+	lockdep_assert_held(&pool->grow_lock);
 	ccq = kzalloc(sizeof(*ccq), GFP_KERNEL);
 	if (!ccq)
-		return -ENOMEM;
-	cq = ib_alloc_cq(cdev->ibdev, ccq, size, vec, pool->poll_ctx);
+		return ERR_PTR(-ENOMEM);
+	cq = ib_alloc_cq(pool->cdev->ibdev, ccq, size, vec, pool->poll_ctx);
 	if (IS_ERR(cq)) {
-		ret = PTR_ERR(cq);
-		goto out_free;
+		kfree(ccq);
+		return ERR_CAST(cq);
 	}
 	/* Others share it: ib_resize_cq() and moderation are refused. */
 	cq->shared = true;
 	ccq->cq = cq;
 	ccq->pool = pool;
-	ccq->created = ktime_get_ns();
+	ccq->created = cqpool_clock();
 	cqpool_cq_events_init(ccq);
-
-	ret = xa_insert(&cdev->cqs, cq->res.id, ccq, GFP_KERNEL);
-	if (ret)
-		goto out_free_cq;
-	ret = cqp_pool_add(pool->ledger, &ccq->ledger, vec, cq->cqe,
-			   ccq->created);
-	if (WARN_ON_ONCE(ret))
-		goto out_erase;
-	list_add_tail(&ccq->node, &pool->cqs);
-	trace_cqpool_cq_alloc(ccq, 0);
-	return 0;
-
-out_erase:
-	xa_erase(&cdev->cqs, cq->res.id);
-out_free_cq:
-	ib_free_cq(cq);
-out_free:
-	kfree(ccq);
-	return ret;
+	return ccq;
 }
 
 /*
@@ -517,32 +507,160 @@ static bool cqpool_resize_unsupported(int err)
 	return err != -ENOMEM;
 }
 
-/* Carries out the ledger's plan; the ledger changes only if it worked. */
-static int cqpool_grow(struct cqpool *pool, const struct cqp_plan *plan)
+/**
+ * struct cqpool_growth - a plan of the ledger, carried out by the verbs
+ * @plan: what the ledger asked for
+ * @new: CQP_PLAN_NEW: the CQ allocated, until it is in the ledger
+ * @old: CQP_PLAN_RESIZE: the CQ's size before
+ * @err: what the verb said
+ */
+struct cqpool_growth {
+	struct cqp_plan plan;
+	struct cqpool_cq *new;
+	u32 old;
+	int err;
+};
+
+/*
+ * Runs the verb of @g->plan without the pool's lock, so that gets and
+ * puts that fit go on meanwhile.  The CQ a resize works on stays in the
+ * ledger: only a growth or the reclaim takes CQs out, both under
+ * grow_lock.
+ */
+static void cqpool_grow(struct cqpool *pool, struct cqpool_growth *g)
 {
 	struct cqpool_cq *ccq;
-	u32 old;
+
+	lockdep_assert_held(&pool->grow_lock);
+	if (g->plan.kind == CQP_PLAN_NEW) {
+		g->new = cqpool_new_cq(pool, g->plan.vec, g->plan.size);
+		g->err = PTR_ERR_OR_ZERO(g->new);
+		if (g->err)
+			g->new = NULL;
+		return;
+	}
+	ccq = container_of(g->plan.cq, struct cqpool_cq, ledger);
+	g->old = ccq->cq->cqe;
+	/* cqpool is the one user allowed to resize its shared CQs. */
+	ccq->cq->shared = false;
+	g->err = ib_resize_cq(ccq->cq, g->plan.size);
+	ccq->cq->shared = true;
+}
+
+/*
+ * Tells the ledger what cqpool_grow() did; it changes only if the verb
+ * worked.  Return: 0 to ask the ledger again, or an errno.
+ */
+static int cqpool_splice(struct cqpool *pool, struct cqpool_growth *g)
+{
+	struct cqpool_cq *ccq;
 	int ret;
 
 	lockdep_assert_held(&pool->lock);
-	if (plan->kind == CQP_PLAN_NEW)
-		return cqpool_add_cq(pool, plan->vec, plan->size);
-
-	ccq = container_of(plan->cq, struct cqpool_cq, ledger);
-	old = ccq->ledger.size;
-	/* cqpool is the one user allowed to resize its shared CQs. */
-	ccq->cq->shared = false;
-	ret = ib_resize_cq(ccq->cq, plan->size);
-	ccq->cq->shared = true;
-	if (ret) {
-		/* Never try this CQ again: the vector grows by new CQs. */
-		cqp_pool_resize_failed(pool->ledger, plan->cq);
-		return cqpool_resize_unsupported(ret) ? 0 : ret;
+	if (g->plan.kind == CQP_PLAN_NEW) {
+		if (g->err)
+			return g->err;
+		ccq = g->new;
+		ret = cqp_pool_add(pool->ledger, &ccq->ledger, g->plan.vec,
+				   ccq->cq->cqe, ccq->created);
+		/* Only growths add CQs, and they run one at a time. */
+		if (WARN_ON_ONCE(ret))
+			return -ENOSPC;
+		g->new = NULL;
+		list_add_tail(&ccq->node, &pool->cqs);
+		trace_cqpool_cq_alloc(ccq, 0);
+		return 0;
 	}
-	ret = cqp_pool_resized(pool->ledger, plan->cq, ccq->cq->cqe);
+	ccq = container_of(g->plan.cq, struct cqpool_cq, ledger);
+	if (g->err) {
+		/* Never try this CQ again: the vector grows by new CQs. */
+		cqp_pool_resize_failed(pool->ledger, g->plan.cq);
+		return cqpool_resize_unsupported(g->err) ? 0 : g->err;
+	}
+	ret = cqp_pool_resized(pool->ledger, g->plan.cq, ccq->cq->cqe);
 	if (!ret)
-		trace_cqpool_cq_resize(ccq, old);
+		trace_cqpool_cq_resize(ccq, g->old);
 	return ret;
+}
+
+/* The ledger's answer, unless the pool takes no more gets. */
+static int cqpool_reserve(struct cqpool *pool, u32 vec, unsigned int nr_cqe,
+			  struct cqp_cq **lcq, struct cqp_plan *plan)
+{
+	lockdep_assert_held(&pool->lock);
+	/* Under the lock the removal marks it with: no CQ is made after. */
+	if (pool->dying)
+		return -ENODEV;
+	return cqp_pool_reserve(pool->ledger, vec, nr_cqe, lcq, plan);
+}
+
+/* A reservation the ledger made: its users, its hook, its trace. */
+static struct ib_cq *cqpool_reserved(struct cqpool *pool, struct cqp_cq *lcq,
+				     unsigned int nr_cqe,
+				     struct cqpool_hook *hook, int grown)
+{
+	struct cqpool_cq *ccq = container_of(lcq, struct cqpool_cq, ledger);
+
+	lockdep_assert_held(&pool->lock);
+	/* A reservation keeps its pool, and so the device, alive. */
+	if (!pool->users++)
+		refcount_inc(&pool->ref);
+	/*
+	 * Attached under the pool lock, which the removal's DEVICE_FATAL is
+	 * sent under: the hook hears it, or the get fails.
+	 */
+	if (hook)
+		cqpool_hook_attach(ccq, hook);
+	else
+		ccq->plain_users++;
+	trace_cqpool_get(ccq, nr_cqe, grown);
+	return ccq->cq;
+}
+
+/*
+ * A get that did not fit: the pool grows, one growth at a time, until the
+ * ledger reserves.  Each growth's result is spliced in under the same
+ * hold of the lock as the next try, so no other get can take the room a
+ * new CQ made.
+ */
+static struct ib_cq *cqpool_cq_get_slow(struct cqpool *pool, u32 vec,
+					unsigned int nr_cqe,
+					struct cqpool_hook *hook)
+{
+	struct cqpool_growth g = {};
+	struct ib_cq *cq = NULL;
+	struct cqp_cq *lcq;
+	int ret, grown;
+
+	mutex_lock(&pool->grow_lock);
+	spin_lock(&pool->lock);
+	for (grown = 0;; grown++) {
+		ret = cqpool_reserve(pool, vec, nr_cqe, &lcq, &g.plan);
+		if (ret != CQP_GROW)
+			break;
+		if (WARN_ONCE(grown == CQPOOL_MAX_GROW,
+			      "cqpool: %s: no room after growing %d times\n",
+			      pool->name, grown)) {
+			ret = -ENOSPC;
+			break;
+		}
+		spin_unlock(&pool->lock);
+		cqpool_grow(pool, &g);
+		spin_lock(&pool->lock);
+		ret = cqpool_splice(pool, &g);
+		if (ret)
+			break;
+	}
+	if (!ret)
+		cq = cqpool_reserved(pool, lcq, nr_cqe, hook, grown);
+	spin_unlock(&pool->lock);
+	mutex_unlock(&pool->grow_lock);
+	/* A CQ allocated but not spliced in: nobody saw it. */
+	if (g.new) {
+		ib_free_cq(g.new->cq);
+		kfree(g.new);
+	}
+	return ret ? ERR_PTR(ret) : cq;
 }
 
 /**
@@ -550,7 +668,7 @@ static int cqpool_grow(struct cqpool *pool, const struct cqp_plan *plan)
  * @pool: the pool
  * @nr_cqe: entries to reserve
  * @vector_hint: completion vector, taken modulo the vectors in use; -1
- *	for the least-loaded vector of the device
+ *	for the vector with the fewest entries reserved in @pool
  * @hook: event hook to attach to the CQ until cqpool_cq_put(); may be
  *	NULL.  Its handler receives every async event of the CQ (CQ_ERR, and
  *	DEVICE_FATAL), in atomic context, with @hook->cq the CQ.
@@ -559,7 +677,9 @@ static int cqpool_grow(struct cqpool *pool, const struct cqp_plan *plan)
  * growing the pool (a CQ resized in place, or a new CQ sized to demand)
  * when none has room.  The entries reserved on a CQ never exceed its real
  * size, so every reserved entry can hold a completion.  The vectors in
- * use are min(num_comp_vectors, online CPUs), as of this call.
+ * use are min(num_comp_vectors, online CPUs), as of this call.  A get
+ * that fits takes the pool's spinlock once; one that grows the pool
+ * waits for the growths before it, not for other gets.
  *
  * Context: process context; may sleep.
  * Return: the CQ, or ERR_PTR(-EINVAL) if @nr_cqe is 0 or larger than a
@@ -572,64 +692,26 @@ struct ib_cq *cqpool_cq_get(struct cqpool *pool, unsigned int nr_cqe,
 			    int vector_hint, struct cqpool_hook *hook)
 {
 	struct cqpool_dev *cdev = pool->cdev;
-	struct cqp_cq *lcq = NULL;
-	struct cqpool_cq *ccq;
+	struct ib_cq *cq = NULL;
 	struct cqp_plan plan;
-	unsigned int vec;
-	int ret, grown;
+	struct cqp_cq *lcq;
+	u32 vec;
+	int ret;
 
 	if (!nr_cqe || nr_cqe > cdev->ibdev->attrs.max_cqe ||
 	    vector_hint < -1 || (hook && !hook->handler))
 		return ERR_PTR(-EINVAL);
 
-	/* Charged as it is picked: a concurrent get sees the load. */
-	spin_lock(&cdev->vectors_lock);
-	vec = cqp_vectors_pick_among(cdev->vectors, vector_hint,
-				     cqpool_dev_nvec(cdev));
-	WARN_ON_ONCE(cqp_vectors_charge(cdev->vectors, vec, nr_cqe));
-	spin_unlock(&cdev->vectors_lock);
-
-	mutex_lock(&pool->lock);
-	/* Under the lock the removal marks it with: no CQ is made after. */
-	ret = pool->dying ? -ENODEV : CQP_GROW;
-	for (grown = 0; ret == CQP_GROW; grown++) {
-		ret = cqp_pool_reserve(pool->ledger, vec, nr_cqe, &lcq, &plan);
-		if (ret != CQP_GROW)
-			break;
-		if (WARN_ONCE(grown == CQPOOL_MAX_GROW,
-			      "cqpool: %s: no room after growing %d times\n",
-			      pool->name, grown)) {
-			ret = -ENOSPC;
-			break;
-		}
-		ret = cqpool_grow(pool, &plan);
-		if (!ret)
-			ret = CQP_GROW;
-	}
-	if (!ret) {
-		ccq = container_of(lcq, struct cqpool_cq, ledger);
-		/* A reservation keeps its pool, and so the device, alive. */
-		if (!pool->users++)
-			refcount_inc(&pool->ref);
-		/*
-		 * Attached under the pool lock, which the removal's
-		 * DEVICE_FATAL is sent under: the hook hears it, or the get
-		 * fails.
-		 */
-		if (hook)
-			cqpool_hook_attach(ccq, hook);
-		else
-			ccq->plain_users++;
-		trace_cqpool_get(ccq, nr_cqe, grown);
-	}
-	mutex_unlock(&pool->lock);
-	if (ret) {
-		spin_lock(&cdev->vectors_lock);
-		WARN_ON_ONCE(cqp_vectors_discharge(cdev->vectors, vec, nr_cqe));
-		spin_unlock(&cdev->vectors_lock);
-		return ERR_PTR(ret);
-	}
-	return ccq->cq;
+	spin_lock(&pool->lock);
+	vec = cqp_pool_pick_vector(pool->ledger, vector_hint,
+				   cqpool_dev_nvec(cdev));
+	ret = cqpool_reserve(pool, vec, nr_cqe, &lcq, &plan);
+	if (!ret)
+		cq = cqpool_reserved(pool, lcq, nr_cqe, hook, 0);
+	spin_unlock(&pool->lock);
+	if (ret == CQP_GROW)
+		return cqpool_cq_get_slow(pool, vec, nr_cqe, hook);
+	return ret ? ERR_PTR(ret) : cq;
 }
 EXPORT_SYMBOL_GPL(cqpool_cq_get);
 
@@ -653,7 +735,8 @@ static bool cqpool_put_matches(struct cqpool_cq *ccq, struct cqpool_hook *hook)
  * not attached to it, or without a hook when every reservation on it has
  * one, is logged and changes nothing.  A CQ left without users is freed
  * after the idle timeout, or soon if its device is gone.  Works the same
- * after the CQ's device was removed.
+ * after the CQ's device was removed.  The CQ is found from @cq itself,
+ * and the put takes the pool's spinlock once.
  *
  * Context: process context; may sleep.
  */
@@ -661,10 +744,8 @@ void cqpool_cq_put(struct ib_cq *cq, unsigned int nr_cqe,
 		   struct cqpool_hook *hook)
 {
 	struct cqpool_cq *ccq = cqpool_cq_of(cq);
-	struct cqpool_dev *cdev;
+	bool idle, last, dying;
 	struct cqpool *pool;
-	bool idle, last;
-	u32 vec;
 	int ret;
 
 	if (!ccq) {
@@ -673,15 +754,11 @@ void cqpool_cq_put(struct ib_cq *cq, unsigned int nr_cqe,
 	}
 
 	pool = ccq->pool;
-	cdev = pool->cdev;
-	mutex_lock(&pool->lock);
-	vec = ccq->ledger.vec;
+	spin_lock(&pool->lock);
 	ret = -EINVAL;
 	if (cqpool_put_matches(ccq, hook))
-		/* The clock is read only for a CQ this leaves idle. */
 		ret = cqp_pool_release(pool->ledger, &ccq->ledger, nr_cqe,
-				       ccq->ledger.users == 1 ?
-				       ktime_get_ns() : 0);
+				       cqpool_clock());
 	if (!ret) {
 		/* Under the pool lock: the reaper cannot free the CQ yet. */
 		if (hook)
@@ -692,23 +769,18 @@ void cqpool_cq_put(struct ib_cq *cq, unsigned int nr_cqe,
 		trace_cqpool_put(ccq, nr_cqe, 0);
 	}
 	idle = !ccq->ledger.users;
-	mutex_unlock(&pool->lock);
+	dying = pool->dying;
+	spin_unlock(&pool->lock);
 	if (ret) {
 		pr_err_ratelimited("cqpool: %s: put of %u entries that are not reserved, or with a hook not on the CQ\n",
 				   pool->name, nr_cqe);
 		return;
 	}
 
-	spin_lock(&cdev->vectors_lock);
-	WARN_ON_ONCE(cqp_vectors_discharge(cdev->vectors, vec, nr_cqe));
-	spin_unlock(&cdev->vectors_lock);
-
-	/* READ_ONCE: a removal may set it since; the reaper reads it again. */
-	if (idle && (READ_ONCE(pool->dying) ||
-		     !(pool->flags & CQPOOL_F_NO_SHRINK)))
+	/* A removal since has kicked the reaper itself. */
+	if (idle && (dying || !(pool->flags & CQPOOL_F_NO_SHRINK)))
 		queue_delayed_work(cqpool_wq, &pool->reap_work,
-				   READ_ONCE(pool->dying) ? 0 :
-				   nsecs_to_jiffies(cqpool_idle_timeout_ns()) + 1);
+				   dying ? 0 : cqpool_idle_timeout() + 1);
 	/* The pool is not touched after this: it may be freed. */
 	if (last)
 		cqpool_pool_put(pool);
@@ -727,10 +799,10 @@ int cqpool_pool_stats(struct cqpool *pool, struct cqp_pool_stats *st)
 {
 	int ret;
 
-	mutex_lock(&pool->lock);
+	spin_lock(&pool->lock);
 	cqp_pool_get_stats(pool->ledger, st);
 	ret = cqp_pool_check(pool->ledger);
-	mutex_unlock(&pool->lock);
+	spin_unlock(&pool->lock);
 	return ret;
 }
 EXPORT_SYMBOL_NS_GPL(cqpool_pool_stats, CQPOOL_HARNESS);

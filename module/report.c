@@ -5,13 +5,12 @@
  * out, so the two can never disagree.
  */
 #include <linux/string.h>
-#include <linux/ktime.h>
 
 #include "cqpool_internal.h"
 #include "report.h"
 
 static void cqpool_report_cq(struct cqpool_report *r, struct cqpool *pool,
-			     struct cqpool_cq *ccq, u64 now)
+			     struct cqpool_cq *ccq)
 {
 	const struct cqp_cq *l = &ccq->ledger;
 	struct cqpool_cq_info info = {
@@ -20,8 +19,8 @@ static void cqpool_report_cq(struct cqpool_report *r, struct cqpool *pool,
 		.cqe = l->size,
 		.reserved_cqes = l->reserved,
 		.users = l->users,
-		.age_ms = (now - ccq->created) / NSEC_PER_MSEC,
-		.idle_ms = l->users ? 0 : (now - l->idle_since) / NSEC_PER_MSEC,
+		.age_ms = cqpool_ms_since(ccq->created),
+		.idle_ms = l->users ? 0 : cqpool_ms_since(l->idle_since),
 	};
 	unsigned long flags;
 
@@ -45,7 +44,6 @@ static void cqpool_report_pool(struct cqpool_report *r, struct cqpool *pool,
 	};
 	struct cqp_pool_stats st;
 	struct cqpool_cq *ccq;
-	u64 now = ktime_get_ns();
 
 	cqp_pool_get_stats(pool->ledger, &st);
 	strscpy(info.device, dev->name, sizeof(info.device));
@@ -69,7 +67,7 @@ static void cqpool_report_pool(struct cqpool_report *r, struct cqpool *pool,
 		r->pool(r, &info);
 	if (r->cq)
 		list_for_each_entry(ccq, &pool->cqs, node)
-			cqpool_report_cq(r, pool, ccq, now);
+			cqpool_report_cq(r, pool, ccq);
 }
 
 /**
@@ -135,9 +133,9 @@ void cqpool_report(struct cqpool_report *r)
 		strscpy(dev.name, dev_name(&ibdev->dev), sizeof(dev.name));
 		mutex_lock(&cdev->lock);
 		list_for_each_entry(pool, &cdev->pools, node) {
-			mutex_lock(&pool->lock);
+			spin_lock(&pool->lock);
 			cqpool_report_pool(r, pool, &dev);
-			mutex_unlock(&pool->lock);
+			spin_unlock(&pool->lock);
 		}
 		mutex_unlock(&cdev->lock);
 		cqpool_upstream_count(cdev->ibdev, -1, &up);

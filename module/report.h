@@ -13,6 +13,8 @@
  * @device: a device, with sums over its pools
  * @pool: a pool
  * @cq: a CQ of the pool reported last
+ *
+ * @pool and @cq are called under the pool's spinlock: they must not sleep.
  */
 struct cqpool_report {
 	void (*device)(struct cqpool_report *r,

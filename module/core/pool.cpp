@@ -80,6 +80,7 @@ public:
 	cqp_cq *take_idle();
 	bool oldest_idle(cqp_u64 *since) const;
 	void stats(cqp_pool_stats *st) const;
+	cqp_u32 pick_vector(int hint, cqp_u32 among) const;
 	cqp_u64 vec_reserved(cqp_u32 vec) const;
 	const cqp_pool_params &params() const
 	{
@@ -355,6 +356,21 @@ void Pool::stats(cqp_pool_stats *st) const
 	*st = st_;
 }
 
+cqp_u32 Pool::pick_vector(int hint, cqp_u32 among) const
+{
+	const cqp_u32 n = among && among < p_.nvec ? among : p_.nvec;
+
+	if (hint >= 0)
+		return static_cast<cqp_u32>(hint) % n;
+
+	cqp_u32 best = 0;
+
+	for (cqp_u32 i = 1; i < n; i++)
+		if (vec_[i].reserved < vec_[best].reserved)
+			best = i;
+	return best;
+}
+
 cqp_u64 Pool::vec_reserved(cqp_u32 vec) const
 {
 	return vec < p_.nvec ? vec_[vec].reserved : 0;
@@ -492,6 +508,12 @@ extern "C" int cqp_pool_oldest_idle(const cqp_pool *pool, cqp_u64 *since)
 extern "C" void cqp_pool_get_stats(const cqp_pool *pool, cqp_pool_stats *st)
 {
 	pool_of(pool)->stats(st);
+}
+
+extern "C" cqp_u32 cqp_pool_pick_vector(const cqp_pool *pool, int hint,
+				       cqp_u32 among)
+{
+	return pool_of(pool)->pick_vector(hint, among);
 }
 
 extern "C" cqp_u64 cqp_pool_vec_reserved(const cqp_pool *pool, cqp_u32 vec)

@@ -18,7 +18,7 @@
  * for).
  *
  * Locking: none inside.  The caller serialises every call on one pool
- * (the glue holds the pool's mutex).  Nothing here sleeps or allocates
+ * (the glue holds the pool's spinlock).  Nothing here sleeps or allocates
  * except cqp_pool_create().
  */
 #ifndef CQPOOL_CORE_POOL_H
@@ -184,6 +184,16 @@ int cqp_pool_oldest_idle(const struct cqp_pool *pool, cqp_u64 *since);
 
 void cqp_pool_get_stats(const struct cqp_pool *pool,
 			struct cqp_pool_stats *st);
+/*
+ * The vector a reservation goes to, among the first @among vectors (0, or
+ * more than nvec: all of them; the ledger is sized for every CPU the
+ * device could use, a pick is for those online now).  A @hint >= 0 maps
+ * modulo that count; a negative one picks the vector with the fewest
+ * entries reserved in this pool, the lowest index on a tie, so that the
+ * choice is reproducible.
+ */
+cqp_u32 cqp_pool_pick_vector(const struct cqp_pool *pool, int hint,
+			     cqp_u32 among);
 /* Entries reserved over the pool's CQs on @vec. */
 cqp_u64 cqp_pool_vec_reserved(const struct cqp_pool *pool, cqp_u32 vec);
 const struct cqp_pool_params *

@@ -1,32 +1,69 @@
 // SPDX-License-Identifier: GPL-2.0
+/*
+ * Which vector a reservation goes to: cqp_nvec() and the pool ledger's
+ * cqp_pool_pick_vector(), from the entries reserved on each vector.
+ */
 #include <gtest/gtest.h>
 
 #include <random>
 #include <vector>
 
+#include "pool.h"
 #include "test_alloc.h"
 #include "vectors.h"
 
 namespace {
 
-class Vectors : public ::testing::Test {
+/* A ledger with one CQ of kCqSize entries on each vector. */
+class PickVector : public ::testing::Test {
 protected:
+	static constexpr cqp_u32 kCqSize = 1u << 20;
+
 	void TearDown() override
 	{
-		cqp_vectors_destroy(v);
+		if (pool) {
+			/* One entry a user, then the last user's rest. */
+			for (auto &c : cqs) {
+				while (c.users) {
+					cqp_u32 n = c.users > 1 ? 1 : c.reserved;
+
+					ASSERT_EQ(cqp_pool_release(pool, &c, n, 0), CQP_OK);
+				}
+			}
+			while (cqp_pool_take_idle(pool))
+				;
+			EXPECT_EQ(cqp_pool_destroy(pool), CQP_OK);
+		}
 		EXPECT_EQ(alloc.live, 0);
 	}
 
-	cqp_vectors *make(unsigned int nvec)
+	void make(cqp_u32 nvec)
 	{
 		cqp_alloc a = alloc.iface();
+		cqp_pool_params p = {};
 
-		v = cqp_vectors_create(&a, nvec);
-		return v;
+		p.nvec = nvec;
+		p.max_cqe = kCqSize;
+		pool = cqp_pool_create(&a, &p);
+		ASSERT_NE(pool, nullptr);
+		cqs.resize(nvec);
+		for (cqp_u32 v = 0; v < nvec; v++)
+			ASSERT_EQ(cqp_pool_add(pool, &cqs[v], v, kCqSize, 0), CQP_OK);
+	}
+
+	void reserve(cqp_u32 vec, cqp_u32 nr)
+	{
+		cqp_cq *cq = nullptr;
+		cqp_plan plan;
+
+		ASSERT_EQ(cqp_pool_reserve(pool, vec, nr, &cq, &plan), CQP_OK);
+		ASSERT_EQ(cq, &cqs[vec]);
 	}
 
 	TestAlloc alloc;
-	cqp_vectors *v = nullptr;
+	cqp_pool *pool = nullptr;
+	/* One a vector; reserve() finds each vector's only CQ. */
+	std::vector<cqp_cq> cqs;
 };
 
 TEST(Nvec, IsCappedByOnlineCpusAndNeverZero)
@@ -37,114 +74,78 @@ TEST(Nvec, IsCappedByOnlineCpusAndNeverZero)
 	EXPECT_EQ(cqp_nvec(0, 4), 1u);
 }
 
-TEST_F(Vectors, ZeroVectorsIsRefused)
+TEST_F(PickVector, HintMapsModuloVectorCount)
 {
-	EXPECT_EQ(make(0), nullptr);
-	EXPECT_EQ(alloc.calls, 0);
+	make(3);
+	EXPECT_EQ(cqp_pool_pick_vector(pool, 0, 0), 0u);
+	EXPECT_EQ(cqp_pool_pick_vector(pool, 4, 0), 1u);
+	EXPECT_EQ(cqp_pool_pick_vector(pool, 302, 0), 2u);
+	EXPECT_EQ(cqp_pool_pick_vector(pool, 0x7fffffff, 0), 0x7fffffffu % 3);
 }
 
-TEST_F(Vectors, EachFailedAllocationLeavesNothing)
+TEST_F(PickVector, NoHintPicksLeastReservedLowestFirst)
 {
-	for (int fail_at = 1; fail_at <= 2; fail_at++) {
-		TestAlloc fa;
-		fa.fail_at = fail_at;
-		cqp_alloc a = fa.iface();
-
-		EXPECT_EQ(cqp_vectors_create(&a, 4), nullptr);
-		EXPECT_EQ(fa.calls, fail_at);
-		EXPECT_EQ(fa.live, 0);
-	}
-}
-
-TEST_F(Vectors, HintMapsModuloVectorCount)
-{
-	ASSERT_NE(make(3), nullptr);
-	EXPECT_EQ(cqp_vectors_pick(v, 0), 0u);
-	EXPECT_EQ(cqp_vectors_pick(v, 4), 1u);
-	EXPECT_EQ(cqp_vectors_pick(v, 302), 2u);
-	EXPECT_EQ(cqp_vectors_pick(v, 0x7fffffff), 0x7fffffffu % 3);
-}
-
-TEST_F(Vectors, NoHintPicksLeastLoadedLowestFirst)
-{
-	ASSERT_NE(make(3), nullptr);
-	EXPECT_EQ(cqp_vectors_pick(v, -1), 0u);
-	ASSERT_EQ(cqp_vectors_charge(v, 0, 100), CQP_OK);
-	ASSERT_EQ(cqp_vectors_charge(v, 1, 50), CQP_OK);
-	EXPECT_EQ(cqp_vectors_pick(v, -1), 2u);
-	ASSERT_EQ(cqp_vectors_charge(v, 2, 50), CQP_OK);
-	EXPECT_EQ(cqp_vectors_pick(v, -1), 1u);
+	make(3);
+	EXPECT_EQ(cqp_pool_pick_vector(pool, -1, 0), 0u);
+	reserve(0, 100);
+	reserve(1, 50);
+	EXPECT_EQ(cqp_pool_pick_vector(pool, -1, 0), 2u);
+	reserve(2, 50);
+	EXPECT_EQ(cqp_pool_pick_vector(pool, -1, 0), 1u);
 }
 
 /* CPUs went offline: only the first vectors are used, hinted or not. */
-TEST_F(Vectors, PickAmongTheFirstVectorsOnly)
+TEST_F(PickVector, AmongTheFirstVectorsOnly)
 {
-	ASSERT_NE(make(4), nullptr);
-	EXPECT_EQ(cqp_vectors_pick_among(v, 3, 2), 1u);
-	EXPECT_EQ(cqp_vectors_pick_among(v, 3, 4), 3u);
-	EXPECT_EQ(cqp_vectors_pick_among(v, 3, 9), 3u);
-	EXPECT_EQ(cqp_vectors_pick_among(v, 3, 0), 3u);
-	ASSERT_EQ(cqp_vectors_charge(v, 0, 100), CQP_OK);
-	ASSERT_EQ(cqp_vectors_charge(v, 1, 50), CQP_OK);
+	make(4);
+	EXPECT_EQ(cqp_pool_pick_vector(pool, 3, 2), 1u);
+	EXPECT_EQ(cqp_pool_pick_vector(pool, 3, 4), 3u);
+	EXPECT_EQ(cqp_pool_pick_vector(pool, 3, 9), 3u);
+	EXPECT_EQ(cqp_pool_pick_vector(pool, 3, 0), 3u);
+	reserve(0, 100);
+	reserve(1, 50);
 	/* Vectors 2 and 3 are empty, but no CPU serves them now. */
-	EXPECT_EQ(cqp_vectors_pick_among(v, -1, 2), 1u);
-	EXPECT_EQ(cqp_vectors_pick_among(v, -1, 4), 2u);
-	EXPECT_EQ(cqp_vectors_pick_among(v, -1, 1), 0u);
+	EXPECT_EQ(cqp_pool_pick_vector(pool, -1, 2), 1u);
+	EXPECT_EQ(cqp_pool_pick_vector(pool, -1, 4), 2u);
+	EXPECT_EQ(cqp_pool_pick_vector(pool, -1, 1), 0u);
 }
 
-TEST_F(Vectors, BadVectorAndOverdrawChangeNothing)
+/* Random reservations and releases against a plain array as the model. */
+TEST_F(PickVector, MatchesReferenceModel)
 {
-	ASSERT_NE(make(2), nullptr);
-	EXPECT_EQ(cqp_vectors_charge(v, 2, 1), CQP_EINVAL);
-	ASSERT_EQ(cqp_vectors_charge(v, 1, 10), CQP_OK);
-	EXPECT_EQ(cqp_vectors_discharge(v, 1, 11), CQP_ERANGE);
-	EXPECT_EQ(cqp_vectors_discharge(v, 5, 1), CQP_EINVAL);
-	EXPECT_EQ(cqp_vectors_load(v, 1), 10u);
-	EXPECT_EQ(cqp_vectors_load(v, 0), 0u);
-}
-
-TEST_F(Vectors, LargeChargesAccumulateExactly)
-{
-	ASSERT_NE(make(1), nullptr);
-	for (int i = 0; i < 4; i++)
-		ASSERT_EQ(cqp_vectors_charge(v, 0, 0xffffffffu), CQP_OK);
-	EXPECT_EQ(cqp_vectors_load(v, 0), 4ull * 0xffffffffu);
-}
-
-/* Random charges and discharges against a plain array as the model. */
-TEST_F(Vectors, MatchesReferenceModel)
-{
-	const unsigned int nvec = 5;
+	const cqp_u32 nvec = 5;
 	std::mt19937 rng(2017);
+	std::vector<std::vector<cqp_u32>> held(nvec);
 	std::vector<cqp_u64> model(nvec);
 
-	ASSERT_NE(make(nvec), nullptr);
+	make(nvec);
 	for (int step = 0; step < 20000; step++) {
-		unsigned int vec = rng() % (nvec + 1); /* sometimes invalid */
-		cqp_u32 n = rng() % 2048;
-		bool charge = rng() % 2;
-		int want;
+		cqp_u32 vec = rng() % nvec;
 
-		if (vec >= nvec)
-			want = CQP_EINVAL;
-		else if (!charge && n > model[vec])
-			want = CQP_ERANGE;
-		else
-			want = CQP_OK;
+		if (rng() % 2 || held[vec].empty()) {
+			cqp_u32 n = 1 + rng() % 64;
 
-		int got = charge ? cqp_vectors_charge(v, vec, n) :
-				   cqp_vectors_discharge(v, vec, n);
-		ASSERT_EQ(got, want) << "step " << step;
-		if (got == CQP_OK)
-			model[vec] = charge ? model[vec] + n : model[vec] - n;
+			reserve(vec, n);
+			held[vec].push_back(n);
+			model[vec] += n;
+		} else {
+			cqp_u32 n = held[vec].back();
 
-		unsigned int least = 0;
-		for (unsigned int i = 0; i < nvec; i++) {
-			ASSERT_EQ(cqp_vectors_load(v, i), model[i]);
+			held[vec].pop_back();
+			ASSERT_EQ(cqp_pool_release(pool, &cqs[vec],
+						   held[vec].empty() ? cqs[vec].reserved : n, 0),
+				  CQP_OK);
+			model[vec] = held[vec].empty() ? 0 : model[vec] - n;
+		}
+
+		cqp_u32 least = 0;
+
+		for (cqp_u32 i = 0; i < nvec; i++) {
+			ASSERT_EQ(cqp_pool_vec_reserved(pool, i), model[i]);
 			if (model[i] < model[least])
 				least = i;
 		}
-		ASSERT_EQ(cqp_vectors_pick(v, -1), least);
+		ASSERT_EQ(cqp_pool_pick_vector(pool, -1, 0), least) << "step " << step;
 	}
 }
 
