@@ -126,7 +126,8 @@ struct cqpool_dev {
  *	verbs that grow it (ib_alloc_cq(), ib_resize_cq()), which run
  *	outside @lock, and while the reclaim takes CQs out of the ledger, so
  *	that the CQ a growth resizes stays in it
- * @lock: protects @ledger, @cqs, @users and @dying; process context only,
+ * @lock: protects @ledger, @cqs, @users, @dying and @pressed; process
+ *	context only,
  *	never held across a verb
  * @ledger: the core's ledger of the CQs, which also counts the entries
  *	reserved on each vector (cqp_pool_pick_vector())
@@ -135,6 +136,8 @@ struct cqpool_dev {
  *	are any
  * @dying: its device is going (or, owned, it is destroyed): no get
  *	succeeds, and idle CQs are freed at once
+ * @pressed: memory is short: the next reclaim frees idle CQs without
+ *	waiting for their timeout (see shrinker.c)
  * @reap_work: frees CQs idle for longer than the idle timeout
  * @free_work: frees the pool once its last reference is gone
  */
@@ -152,6 +155,7 @@ struct cqpool {
 	refcount_t ref;
 	unsigned long users;
 	bool dying;
+	bool pressed;
 	struct delayed_work reap_work;
 	struct work_struct free_work;
 };
@@ -240,10 +244,15 @@ struct cqpool_dev *cqpool_dev_find(struct ib_device *ibdev);
 void cqpool_dev_put(struct cqpool_dev *cdev);
 unsigned int cqpool_dev_nvec(struct cqpool_dev *cdev);
 void cqpool_devices_lock(void);
+int cqpool_devices_trylock(void);
 void cqpool_devices_unlock(void);
 struct list_head *cqpool_devices_list(void);
 
 void cqpool_dev_remove_pools(struct cqpool_dev *cdev);
+unsigned long cqpool_pool_idle_cqs(struct cqpool *pool);
+unsigned long cqpool_pool_shrink(struct cqpool *pool);
+int cqpool_shrinker_init(void);
+void cqpool_shrinker_exit(void);
 struct cqpool_cq *cqpool_cq_of(struct ib_cq *cq);
 const char *cqpool_poll_ctx_name(enum ib_poll_context ctx);
 

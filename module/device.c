@@ -41,6 +41,12 @@ void cqpool_devices_lock(void)
 	mutex_lock(&cqpool_devices_mutex);
 }
 
+/* For reclaim, which must not wait on it: 1 when taken. */
+int cqpool_devices_trylock(void)
+{
+	return mutex_trylock(&cqpool_devices_mutex);
+}
+
 void cqpool_devices_unlock(void)
 {
 	mutex_unlock(&cqpool_devices_mutex);

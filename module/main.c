@@ -17,8 +17,13 @@ static int __init cqpool_init(void)
 	ret = cqpool_devices_init();
 	if (ret)
 		goto out_debugfs;
+	ret = cqpool_shrinker_init();
+	if (ret)
+		goto out_devices;
 	return 0;
 
+out_devices:
+	cqpool_devices_exit();
 out_debugfs:
 	cqpool_debugfs_exit();
 	return ret;
@@ -26,6 +31,7 @@ out_debugfs:
 
 static void __exit cqpool_exit(void)
 {
+	cqpool_shrinker_exit();
 	cqpool_devices_exit();
 	cqpool_debugfs_exit();
 }

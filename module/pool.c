@@ -272,7 +272,8 @@ static void cqpool_reap_work(struct work_struct *work)
 	/* A growth may be resizing an idle CQ outside the pool's lock. */
 	mutex_lock(&pool->grow_lock);
 	spin_lock(&pool->lock);
-	timeout = cqpool_pool_idle_timeout(pool);
+	timeout = pool->pressed ? 0 : cqpool_pool_idle_timeout(pool);
+	pool->pressed = false;
 	while ((lcq = pool->dying ? cqp_pool_take_idle(pool->ledger) :
 		cqp_pool_reap(pool->ledger, now, timeout))) {
 		struct cqpool_cq *ccq = container_of(lcq, struct cqpool_cq,
@@ -295,6 +296,52 @@ static void cqpool_reap_work(struct work_struct *work)
 	cqpool_free_cqs(&dead);
 	if (again)
 		queue_delayed_work(cqpool_wq, &pool->reap_work, since + 1);
+}
+
+/**
+ * cqpool_pool_idle_cqs() - idle CQs a reclaim of a pool would free
+ * @pool: the pool, on its device's list
+ *
+ * Those beyond keep_idle_cqs, and none with CQPOOL_F_NO_SHRINK.
+ *
+ * Context: process context, reclaim included; takes the pool's lock.
+ * Return: their number.
+ */
+unsigned long cqpool_pool_idle_cqs(struct cqpool *pool)
+{
+	struct cqp_pool_stats st;
+
+	if (pool->flags & CQPOOL_F_NO_SHRINK)
+		return 0;
+	spin_lock(&pool->lock);
+	cqp_pool_get_stats(pool->ledger, &st);
+	spin_unlock(&pool->lock);
+	return st.idle_cqs > cqpool_keep_idle_cqs ?
+		st.idle_cqs - cqpool_keep_idle_cqs : 0;
+}
+
+/**
+ * cqpool_pool_shrink() - free a pool's idle CQs now, for memory pressure
+ * @pool: the pool, on its device's list (which the caller holds locked,
+ *	so the pool is not freed meanwhile)
+ *
+ * The pool's reaper runs at once, with no idle timeout; it frees the CQs
+ * from cqpool's workqueue.
+ *
+ * Context: process context, reclaim included; never waits.
+ * Return: the idle CQs it will free.
+ */
+unsigned long cqpool_pool_shrink(struct cqpool *pool)
+{
+	unsigned long n = cqpool_pool_idle_cqs(pool);
+
+	if (n) {
+		spin_lock(&pool->lock);
+		pool->pressed = true;
+		spin_unlock(&pool->lock);
+		mod_delayed_work(cqpool_wq, &pool->reap_work, 0);
+	}
+	return n;
 }
 
 /* Runs every pool's reclaim now; each reschedules itself as needed. */

@@ -2,7 +2,7 @@
 /*
  * kselftest: CQ pools as userspace sees them through /dev/cqpool,
  * debugfs and `rdma res show cq`: laziness, reclaim after the idle
- * timeout, owned pools, bad input to every pool ioctl, per-fd cleanup
+ * timeout and under memory pressure, owned pools, bad input to every pool ioctl, per-fd cleanup
  * and limits, and the removal of a device with pools on it, which waits
  * for nobody.
  *
@@ -241,6 +241,35 @@ TEST_F(pools, per_fd_object_limit_is_enforced)
 	self->fd = open(CQPOOL_DEVICE_PATH, O_RDWR | O_CLOEXEC);
 	ASSERT_LE(0, self->fd);
 	EXPECT_EQ(0, wait_no_cqs());
+}
+
+/*
+ * Memory pressure frees idle CQs long before their timeout, and leaves
+ * the CQs in use alone.  drop_caches runs every shrinker, as reclaim does.
+ */
+TEST_F(pools, memory_pressure_frees_idle_cqs_only)
+{
+	struct cqpool_cq_get used, idle;
+	struct totals t;
+
+	ASSERT_EQ(0, set_idle_timeout(600000));
+	ASSERT_EQ(0, shared_get_on(self->fd, 64, 0, &used));
+	ASSERT_EQ(0, shared_get_on(self->fd, 64, 1, &idle));
+	ASSERT_NE(used.cq_id, idle.cq_id)
+		TH_LOG("the VM's rxe0 should have two vectors");
+	ASSERT_EQ(0, put(self->fd, idle.id));
+	sleep(1);
+	ASSERT_EQ(0, read_totals(&t));
+	ASSERT_EQ(2, t.cqs) TH_LOG("the idle CQ went before any pressure");
+	EXPECT_EQ(1, t.idle_cqs);
+
+	ASSERT_EQ(0, write_file("/proc/sys/vm/drop_caches", "2"));
+	EXPECT_EQ(0, wait_cqs_at_most(1));
+	ASSERT_EQ(0, read_totals(&t));
+	EXPECT_EQ(1, t.cqs);
+	EXPECT_EQ(0, t.idle_cqs);
+	EXPECT_EQ(64, t.reserved);
+	EXPECT_EQ(0, put(self->fd, used.id));
 }
 
 TEST_F(pools, device_removal_frees_idle_pools)
