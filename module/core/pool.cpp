@@ -169,11 +169,12 @@ int Pool::reserve(cqp_u32 vec, cqp_u32 nr_cqe, cqp_cq **out, cqp_plan *plan)
 	cqp_cq *best = v.cqs.max();
 
 	if (best && free_cqes(best) >= nr_cqe) {
-		v.cqs.erase(best);
-		if (!best->users++)
+		if (!best->users)
 			idle_remove(best);
-		best->reserved += nr_cqe;
-		v.cqs.insert(best);
+		v.cqs.rekey(best, [nr_cqe](cqp_cq *c) {
+			c->users++;
+			c->reserved += nr_cqe;
+		});
 		v.reserved += nr_cqe;
 		st_.reserved += nr_cqe;
 		st_.users++;
@@ -217,11 +218,12 @@ int Pool::release(cqp_cq *cq, cqp_u32 nr_cqe, cqp_u64 now)
 
 	Vector &v = vec_[cq->vec];
 
-	v.cqs.erase(cq);
-	cq->reserved -= nr_cqe;
-	if (!--cq->users)
+	v.cqs.rekey(cq, [nr_cqe](cqp_cq *c) {
+		c->users--;
+		c->reserved -= nr_cqe;
+	});
+	if (!cq->users)
 		idle_append(cq, now);
-	v.cqs.insert(cq);
 	v.reserved -= nr_cqe;
 	st_.reserved -= nr_cqe;
 	st_.users--;
@@ -260,11 +262,9 @@ int Pool::resized(cqp_cq *cq, cqp_u32 size)
 
 	Vector &v = vec_[cq->vec];
 
-	v.cqs.erase(cq);
 	v.cqes = v.cqes - cq->size + size;
 	st_.cqes = st_.cqes - cq->size + size;
-	cq->size = size;
-	v.cqs.insert(cq);
+	v.cqs.rekey(cq, [size](cqp_cq *c) { c->size = size; });
 	if (size >= p_.max_cqe && v.growing == cq)
 		v.growing = nullptr;
 	return CQP_OK;

@@ -52,6 +52,7 @@ struct cqp_cq {
 	cqp_u64 idle_since;
 	struct {
 		struct cqp_cq *left, *right;	/* per-vector treap */
+		struct cqp_cq *lo, *hi;		/* its nodes in order */
 		struct cqp_cq *prev, *next;	/* idle list, oldest first */
 		cqp_u32 prio;
 		cqp_u32 flags;

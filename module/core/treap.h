@@ -4,8 +4,16 @@
  * also form a max-heap on a priority fixed at insertion, which keeps it
  * balanced in expectation.  The links live inside the node (Node::link),
  * so inserting never allocates and erasing needs no search for a slot.
- * Keys must be unique under Less; a node's key must not change while it
- * is in the tree (erase, change, insert).
+ *
+ * The nodes are also threaded in order (link.lo, link.hi: the next lower
+ * and higher), so the maximum is at hand and a key can change in place:
+ * rekey() leaves the tree as it is when the node's new key still falls
+ * between its neighbours', which is the steady state of a pool (a
+ * reservation or a release on the CQ that has the most room), and erases
+ * and inserts the node, O(log n), only when it does not.
+ *
+ * Keys must be unique under Less; a node's key changes only through
+ * rekey() while it is in the tree.
  */
 #ifndef CQPOOL_CORE_TREAP_H
 #define CQPOOL_CORE_TREAP_H
@@ -27,15 +35,12 @@ public:
 
 	Node *max() const
 	{
-		Node *n = root_;
-
-		while (n && n->link.right)
-			n = n->link.right;
-		return n;
+		return max_;
 	}
 
 	void insert(Node *n)
 	{
+		thread(n);
 		n->link.left = n->link.right = nullptr;
 		root_ = insert(root_, n);
 	}
@@ -44,6 +49,27 @@ public:
 	{
 		root_ = erase(root_, n);
 		n->link.left = n->link.right = nullptr;
+		unthread(n);
+	}
+
+	/*
+	 * Changes @n's key by @change(node), which may touch nothing but the
+	 * fields Less reads.  @change runs on a copy first, to see whether
+	 * the node can stay where it is.
+	 */
+	template <typename Change> void rekey(Node *n, Change &&change)
+	{
+		Node key = *n;
+		const Node *lo = n->link.lo, *hi = n->link.hi;
+
+		change(&key);
+		if ((!lo || Less()(lo, &key)) && (!hi || Less()(&key, hi))) {
+			change(n);
+			return;
+		}
+		erase(n);
+		change(n);
+		insert(n);
 	}
 
 	/*
@@ -54,10 +80,48 @@ public:
 	{
 		const Node *prev = nullptr;
 
-		return check(root_, prev, visit);
+		if (!check(root_, prev, visit))
+			return false;
+		/* The last node in order is the maximum, and the end of the thread. */
+		return prev == max_ && (!prev || !prev->link.hi);
 	}
 
 private:
+	/* Links @n between its neighbours in order: a search, no change. */
+	void thread(Node *n)
+	{
+		Node *lo = nullptr, *hi = nullptr;
+
+		for (Node *t = root_; t;) {
+			if (Less()(n, t)) {
+				hi = t;
+				t = t->link.left;
+			} else {
+				lo = t;
+				t = t->link.right;
+			}
+		}
+		n->link.lo = lo;
+		n->link.hi = hi;
+		if (lo)
+			lo->link.hi = n;
+		if (hi)
+			hi->link.lo = n;
+		else
+			max_ = n;
+	}
+
+	void unthread(Node *n)
+	{
+		if (n->link.lo)
+			n->link.lo->link.hi = n->link.hi;
+		if (n->link.hi)
+			n->link.hi->link.lo = n->link.lo;
+		else
+			max_ = n->link.lo;
+		n->link.lo = n->link.hi = nullptr;
+	}
+
 	static Node *insert(Node *t, Node *n)
 	{
 		if (!t)
@@ -127,6 +191,8 @@ private:
 			return false;
 		if (prev && !Less()(prev, t))
 			return false;
+		if (t->link.lo != prev || (prev && prev->link.hi != t))
+			return false;
 		prev = t;
 		if (!visit(t))
 			return false;
@@ -134,6 +200,7 @@ private:
 	}
 
 	Node *root_ = nullptr;
+	Node *max_ = nullptr;
 };
 
 } // namespace cqp
