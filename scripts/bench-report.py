@@ -218,27 +218,27 @@ def targets(s, sizes):
     def add(name, value, ok, note=""):
         t.append({"target": name, "value": value, "met": ok, "note": note})
 
+    # Issue 15's targets: batched get <= 0.9x and put <= 1.0x upstream's.
+    limit = {"get": 0.9, "put": 1.0}
     for row in s.get("getput", []):
         if row["kind"] == "getput":
             for op in ("get", "put"):
                 r = row.get(op + "_ratio")
-                add("%s %d CQs/vector: %s <= 1.0x upstream" % ("get/put", row["prefill"], op),
-                    r, r is not None and r <= 1.0)
+                add("get/put %d CQs/vector: %s <= %.1fx upstream" % (row["prefill"], op, limit[op]),
+                    r, r is not None and r <= limit[op])
         elif row["prefill"] == 1024:
-            for op in ("get", "put"):
-                r = row.get(op + "_ratio")
-                add("churn 1024 CQs/vector: %s <= 0.1x upstream" % op, r,
-                    r is not None and r <= 0.1)
+            r = row.get("get_ratio")
+            add("churn 1024 CQs/vector: get <= 0.05x upstream", r, r is not None and r <= 0.05)
     st = s.get("storm")
     if st:
-        add("storm time <= 0.5x upstream (cold: upstream allocates)", st.get("ratio_cold"),
-            st.get("ratio_cold") is not None and st["ratio_cold"] <= 0.5)
+        add("storm time <= 1.0x upstream (cold: upstream allocates)", st.get("ratio_cold"),
+            st.get("ratio_cold") is not None and st["ratio_cold"] <= 1.0)
         add("storm time <= 0.5x upstream (warm: upstream reuses its CQs)", st.get("ratio_warm"),
             st.get("ratio_warm") is not None and st["ratio_warm"] <= 0.5)
     mx = s.get("mixed")
     if mx and "cqpool" in mx:
         r = mx["cqpool"]["allocated_per_reserved"]["median"]
-        add("mixed: allocated/reserved <= 1.15", r, r <= 1.15)
+        add("mixed: allocated/reserved <= 1.05", r, r <= 1.05)
         r = mx.get("held_after_idle_ratio")
         add("CQEs held after release + idle timeout <= 1% of upstream's", r,
             r is not None and r <= 0.01)
@@ -246,7 +246,7 @@ def targets(s, sizes):
         add("balance (max/mean users per CQ in a vector) <= 1.25", r, r <= 1.25)
     f = s.get("first32", {}).get("cqpool")
     if f:
-        add("first 32-CQE reservation allocates <= 4x", f["per_request"], f["per_request"] <= 4)
+        add("first 32-CQE reservation allocates <= 2x", f["per_request"], f["per_request"] <= 2)
     for c in s.get("completions", []):
         for other in ("upstream", "perqp"):
             r = c.get("ratio_" + other)
@@ -317,10 +317,13 @@ def markdown(res):
     w("Why the misses are misses is in the sections below and under *Notes*.")
     w("")
 
-    w("## 1. get/put latency (in-kernel, `ktime_get_ns()` around each call)")
+    w("## 1. get/put cost (in-kernel, one clock pair per batch of 64 calls)")
     w("")
     w("`CQPOOL_IOC_BENCH` GET_PUT and CHURN, 32 CQEs per get, 10,000 get+put pairs per")
-    w("round, poll context UNBOUND_WORKQUEUE (used by nothing else in the boot).")
+    w("round, poll context UNBOUND_WORKQUEUE (used by nothing else in the boot), in")
+    w("batches: 64 gets timed together, then their 64 puts. Under TCG a clock read")
+    w("costs about as much as a call, so a clock pair around each call would pull")
+    w("every ratio towards 1.")
     w("Each vector first gets *N* CQs filled to their real size (a get of 4,096, then")
     w("one of the rest: rxe makes 8,191 entries of a 4,096 request), so the pool has no")
     w("room but what the benchmark makes: the second get of one CQ per vector is put")
@@ -508,26 +511,22 @@ def overlap(a, b):
 
 
 REASONS = {
-    "get/put": "cqpool's get takes the device's vectors spinlock twice and the pool "
-               "mutex and moves the CQ in the vector's treap; its put looks the CQ up "
-               "twice (client data, then the CQ xarray), takes the mutex, reads "
-               "ktime_get_ns() for the idle clock and the vectors spinlock again. "
-               "Upstream's get is one irq-off spinlock and a first-fit walk that stops "
-               "at the first CQ with room, which in *getput* is the head of its list; its "
-               "put is a locked decrement. cqpool's cost does not grow with the pool, "
-               "upstream's get does (see churn).",
-    "churn": "Upstream's put is O(1) whatever the list (it is handed the CQ), so a put "
-             "ratio of 0.1x would need cqpool's put to be 10x cheaper than a locked "
-             "decrement; only the get side of churn walks upstream's list.",
+    "get/put": "Both sides take one spinlock per call. cqpool's get also picks the "
+               "vector (a modulo here, a scan of the pool's per-vector counts for hint "
+               "-1) and re-keys the CQ in its vector's treap (an erase and an insert, "
+               "O(log n) in the CQs of the vector); its put re-keys it again. Upstream's "
+               "get is a first-fit walk that stops at the first CQ with room, which in "
+               "*getput* is the head of its list, and its put is a locked decrement. "
+               "cqpool's cost grows with the log of the pool, upstream's get with the "
+               "list it walks (see churn).",
+    "churn": "Upstream's get walks its whole list to the CQ with room; cqpool's "
+             "re-keys that CQ in its vector's treap, O(log n) in the CQs of the vector.",
     "storm": "cqpool's storm pool is sized to demand with in-place resize allowed (the "
              "default, as the device's shared pool): each vector's growing CQ is "
              "resized 513 -> 1023 -> ... -> 32767 entries, and every ib_resize_cq() on "
-             "rxe allocates a new queue, copies and frees the old one, under the pool "
-             "mutex. Warm upstream allocates nothing at all. (A one-off experiment "
-             "outside make bench, 5 alternating rounds of the same storm on a pool with "
-             "and without NO_RESIZE, measured about 40 us per get with resize and 20 us "
-             "without, against 25 us for cold upstream: resizing roughly doubles "
-             "cqpool's storm.)",
+             "rxe allocates and zeroes a new queue, copies the old one and frees it. "
+             "The verbs run under the pool's growth mutex, outside its spinlock. Warm "
+             "upstream allocates nothing at all.",
 }
 
 
