@@ -127,8 +127,7 @@ struct cqpool_dev {
  *	outside @lock, and while the reclaim takes CQs out of the ledger, so
  *	that the CQ a growth resizes stays in it
  * @lock: protects @ledger, @cqs, @users, @dying and @pressed; process
- *	context only,
- *	never held across a verb
+ *	context only, never held across a verb
  * @ledger: the core's ledger of the CQs, which also counts the entries
  *	reserved on each vector (cqp_pool_pick_vector())
  * @cqs: struct cqpool_cq, oldest first
