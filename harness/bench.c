@@ -4,9 +4,9 @@
  * against upstream's ib_cq_pool_get()/ib_cq_pool_put() and against one
  * ib_alloc_cq()/ib_free_cq() per QP on the same device.  Calls are timed
  * in batches, one clock pair around CQPOOL_BENCH_BATCH gets and one around
- * their puts: under QEMU a clock read costs 140 to 200 ns, as much as the
- * call it would time, and would pull every ratio towards 1.  Nothing here
- * asserts a time; make bench compares the numbers.
+ * their puts: under QEMU a clock read costs about as much as the call it
+ * would time, and would pull every ratio towards 1.  Nothing here asserts
+ * a time; make bench compares the numbers.
  *
  * Prefilled CQs are filled to their real size (drivers round sizes up:
  * rxe makes 8191 entries of a 4096 request), so that the only room in
@@ -38,9 +38,10 @@
 #define CQPOOL_BENCH_MAX_PREFILL 4096
 #define CQPOOL_BENCH_MAX_ITER	1000000
 /*
- * Calls per clock pair in GET_PUT and CHURN, at most: the clock is then
- * under 2% of a batch.  A batch is smaller where its gets would not fit
- * the room the benchmark makes on each vector (cqpool_bench_batch()).
+ * Calls per clock pair in GET_PUT and CHURN, at most: enough that the
+ * clock is a small part of a batch.  A batch is smaller where its gets
+ * would not fit the room the benchmark makes on each vector
+ * (cqpool_bench_batch()).
  */
 #define CQPOOL_BENCH_BATCH	64
 /*
