@@ -151,7 +151,7 @@ unsigned int cqpool_dev_nvec(struct cqpool_dev *cdev)
 static int cqpool_add_one(struct ib_device *ibdev)
 {
 	struct cqpool_dev *cdev;
-	int ret = -ENOMEM;
+	int ret;
 
 	cdev = kzalloc(sizeof(*cdev), GFP_KERNEL);
 	if (!cdev)

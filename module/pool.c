@@ -298,6 +298,19 @@ static void cqpool_reap_work(struct work_struct *work)
 		queue_delayed_work(cqpool_wq, &pool->reap_work, since + 1);
 }
 
+/* Idle CQs the reclaim may free, beyond keep_idle_cqs. */
+static unsigned long cqpool_pool_reclaimable(struct cqpool *pool)
+{
+	struct cqp_pool_stats st;
+
+	lockdep_assert_held(&pool->lock);
+	if (pool->flags & CQPOOL_F_NO_SHRINK)
+		return 0;
+	cqp_pool_get_stats(pool->ledger, &st);
+	return st.idle_cqs > cqpool_keep_idle_cqs ?
+		st.idle_cqs - cqpool_keep_idle_cqs : 0;
+}
+
 /**
  * cqpool_pool_idle_cqs() - idle CQs a reclaim of a pool would free
  * @pool: the pool, on its device's list
@@ -309,15 +322,12 @@ static void cqpool_reap_work(struct work_struct *work)
  */
 unsigned long cqpool_pool_idle_cqs(struct cqpool *pool)
 {
-	struct cqp_pool_stats st;
+	unsigned long n;
 
-	if (pool->flags & CQPOOL_F_NO_SHRINK)
-		return 0;
 	spin_lock(&pool->lock);
-	cqp_pool_get_stats(pool->ledger, &st);
+	n = cqpool_pool_reclaimable(pool);
 	spin_unlock(&pool->lock);
-	return st.idle_cqs > cqpool_keep_idle_cqs ?
-		st.idle_cqs - cqpool_keep_idle_cqs : 0;
+	return n;
 }
 
 /**
@@ -333,14 +343,15 @@ unsigned long cqpool_pool_idle_cqs(struct cqpool *pool)
  */
 unsigned long cqpool_pool_shrink(struct cqpool *pool)
 {
-	unsigned long n = cqpool_pool_idle_cqs(pool);
+	unsigned long n;
 
-	if (n) {
-		spin_lock(&pool->lock);
+	spin_lock(&pool->lock);
+	n = cqpool_pool_reclaimable(pool);
+	if (n)
 		pool->pressed = true;
-		spin_unlock(&pool->lock);
+	spin_unlock(&pool->lock);
+	if (n)
 		mod_delayed_work(cqpool_wq, &pool->reap_work, 0);
-	}
 	return n;
 }
 
