@@ -16,6 +16,7 @@
 #include <linux/delay.h>
 #include <linux/kthread.h>
 #include <linux/module.h>
+#include <linux/sched.h>
 #include <rdma/ib_verbs.h>
 
 #include <cqpool/cqpool.h>
@@ -326,10 +327,19 @@ static void consumers_race_device_removal(struct kunit *test)
 		kunit_skip(test, "%u removals seen already", race_removals_seen);
 	r = kunit_kzalloc(test, sizeof(*r), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, r);
+	/*
+	 * The consumers run at the lowest priority: what the races need is
+	 * removals, each with operations in flight, and at nice 0 four
+	 * consumers take most of the two vCPUs from the delete and re-add
+	 * of rxe0, which then come rarely.  They still run whenever the
+	 * removal waits, and on the other vCPU beside it.
+	 */
 	for (i = 0; i < ARRAY_SIZE(fns); i++) {
-		tasks[i] = kthread_run(fns[i], r, "cqpool-race/%d", i);
+		tasks[i] = kthread_create(fns[i], r, "cqpool-race/%d", i);
 		KUNIT_ASSERT_FALSE(test, IS_ERR(tasks[i]));
 		get_task_struct(tasks[i]);
+		set_user_nice(tasks[i], MAX_NICE);
+		wake_up_process(tasks[i]);
 	}
 	removals = race_watch_removals(test, r);
 	race_removals_seen += removals;
