@@ -12,9 +12,11 @@ static_assert(sizeof(cqp_u32) == sizeof(u32));
 static_assert(sizeof(cqp_u64) == sizeof(u64));
 static_assert(CQP_OK == 0);
 static_assert(CQP_ENOMEM == -ENOMEM);
+static_assert(CQP_ENODEV == -ENODEV);
 static_assert(CQP_EINVAL == -EINVAL);
 static_assert(CQP_ENOSPC == -ENOSPC);
 static_assert(CQP_ERANGE == -ERANGE);
+static_assert(CQP_ELOOP == -ELOOP);
 
 static void *cqpool_core_zalloc(void *ctx, size_t size)
 {

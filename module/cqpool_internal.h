@@ -134,7 +134,8 @@ struct cqpool_dev {
  * @users: reservations; the pool holds a reference on itself while there
  *	are any
  * @dying: its device is going (or, owned, it is destroyed): no get
- *	succeeds, and idle CQs are freed at once
+ *	succeeds (the ledger is closed with it, cqpool_pool_mark_dying()),
+ *	and idle CQs are freed at once
  * @pressed: memory is short: the next reclaim frees idle CQs without
  *	waiting for their timeout (see shrinker.c)
  * @reap_work: frees CQs idle for longer than the idle timeout
@@ -248,6 +249,7 @@ void cqpool_devices_unlock(void);
 struct list_head *cqpool_devices_list(void);
 
 void cqpool_dev_remove_pools(struct cqpool_dev *cdev);
+void cqpool_pool_mark_dying(struct cqpool *pool);
 unsigned long cqpool_pool_idle_cqs(struct cqpool *pool);
 unsigned long cqpool_pool_shrink(struct cqpool *pool);
 int cqpool_shrinker_init(void);

@@ -116,7 +116,7 @@ static void cqpool_fatal_to_hooks(struct cqpool_dev *cdev,
 	list_for_each_entry(pool, &cdev->pools, node) {
 		spin_lock(&pool->lock);
 		if (dying)
-			WRITE_ONCE(pool->dying, true);
+			cqpool_pool_mark_dying(pool);
 		list_for_each_entry(ccq, &pool->cqs, node) {
 			event.element.cq = ccq->cq;
 			cqpool_cq_fanout(ccq, &event);

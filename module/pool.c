@@ -50,16 +50,6 @@ module_param_named(keep_idle_cqs, cqpool_keep_idle_cqs, uint, 0444);
 MODULE_PARM_DESC(keep_idle_cqs,
 		 "Idle CQs each pool keeps however long they are idle (default 0)");
 
-/*
- * One reservation grows the pool at most this often.  Gets that fit go on
- * while a growth runs its verb, and may take the room it is making, so a
- * reservation can need more than one resize; but each resize at least
- * doubles its CQ, up to the device's max_cqe (below 2^32), and a CQ added
- * new is spliced in under the same hold of the lock as the reservation
- * that follows, which always fits.
- */
-#define CQPOOL_MAX_GROW		34
-
 static const char *const cqpool_poll_ctx_names[CQPOOL_NR_POLL_CTX] = {
 	[IB_POLL_SOFTIRQ] = "softirq",
 	[IB_POLL_WORKQUEUE] = "workqueue",
@@ -200,6 +190,17 @@ void cqpool_pool_put(struct cqpool *pool)
 }
 EXPORT_SYMBOL_GPL(cqpool_pool_put);
 
+/*
+ * No get on @pool succeeds from now on: its device is going, or it is
+ * destroyed.  Both the flag and the ledger, in one hold of the lock.
+ */
+void cqpool_pool_mark_dying(struct cqpool *pool)
+{
+	lockdep_assert_held(&pool->lock);
+	WRITE_ONCE(pool->dying, true);
+	cqp_pool_close(pool->ledger);
+}
+
 /**
  * cqpool_pool_dying() - whether a pool's device is going (or it is destroyed)
  * @pool: the pool
@@ -263,11 +264,10 @@ static void cqpool_reap_work(struct work_struct *work)
 	struct cqpool *pool = container_of(to_delayed_work(work),
 					   struct cqpool, reap_work);
 	u64 now = cqpool_clock();
-	struct cqp_pool_stats st;
 	struct cqp_cq *lcq;
-	bool again = false;
-	u64 timeout, since;
+	u64 timeout, delay;
 	LIST_HEAD(dead);
+	bool again;
 
 	/* A growth may be resizing an idle CQ outside the pool's lock. */
 	mutex_lock(&pool->grow_lock);
@@ -281,13 +281,8 @@ static void cqpool_reap_work(struct work_struct *work)
 
 		list_move_tail(&ccq->node, &dead);
 	}
-	cqp_pool_get_stats(pool->ledger, &st);
-	if (!pool->dying && !(pool->flags & CQPOOL_F_NO_SHRINK) &&
-	    st.idle_cqs > cqpool_keep_idle_cqs &&
-	    cqp_pool_oldest_idle(pool->ledger, &since)) {
-		again = true;
-		since = since + timeout > now ? since + timeout - now : 0;
-	}
+	again = !pool->dying &&
+		cqp_pool_next_reap(pool->ledger, now, timeout, &delay);
 	if (trace_cqpool_cq_keep_enabled() && !pool->dying)
 		cqpool_trace_kept(pool, now, timeout);
 	spin_unlock(&pool->lock);
@@ -295,20 +290,14 @@ static void cqpool_reap_work(struct work_struct *work)
 
 	cqpool_free_cqs(&dead);
 	if (again)
-		queue_delayed_work(cqpool_wq, &pool->reap_work, since + 1);
+		queue_delayed_work(cqpool_wq, &pool->reap_work, delay + 1);
 }
 
 /* Idle CQs the reclaim may free, beyond keep_idle_cqs. */
 static unsigned long cqpool_pool_reclaimable(struct cqpool *pool)
 {
-	struct cqp_pool_stats st;
-
 	lockdep_assert_held(&pool->lock);
-	if (pool->flags & CQPOOL_F_NO_SHRINK)
-		return 0;
-	cqp_pool_get_stats(pool->ledger, &st);
-	return st.idle_cqs > cqpool_keep_idle_cqs ?
-		st.idle_cqs - cqpool_keep_idle_cqs : 0;
+	return cqp_pool_reclaimable(pool->ledger);
 }
 
 /**
@@ -513,7 +502,7 @@ int cqpool_destroy(struct cqpool *pool)
 		spin_unlock(&pool->lock);
 		return -EBUSY;
 	}
-	WRITE_ONCE(pool->dying, true);
+	cqpool_pool_mark_dying(pool);
 	spin_unlock(&pool->lock);
 
 	/*
@@ -528,7 +517,7 @@ EXPORT_SYMBOL_GPL(cqpool_destroy);
 
 /*
  * A new CQ of @size entries on @vec, for a growth of @pool: allocated
- * without the pool's lock, and not in the ledger yet (cqpool_splice()).
+ * without the pool's lock, and not in the ledger yet (cqp_pool_get()).
  */
 static struct cqpool_cq *cqpool_new_cq(struct cqpool *pool, u32 vec, u32 size)
 {
@@ -566,90 +555,82 @@ static bool cqpool_resize_unsupported(int err)
 }
 
 /**
- * struct cqpool_growth - a plan of the ledger, carried out by the verbs
- * @plan: what the ledger asked for
- * @new: CQP_PLAN_NEW: the CQ allocated, until it is in the ledger
- * @old: CQP_PLAN_RESIZE: the CQ's size before
- * @err: what the verb said
+ * struct cqpool_grower - the verbs of one get's growths, for cqp_pool_get()
+ * @g: the core's side
+ * @pool: the pool, its grow_lock and lock held
+ * @old: a resize's CQ size before, for its trace
+ * @unused: a CQ allocated that the ledger did not take, freed once the
+ *	pool's lock is dropped
  */
-struct cqpool_growth {
-	struct cqp_plan plan;
-	struct cqpool_cq *new;
+struct cqpool_grower {
+	struct cqp_grower g;
+	struct cqpool *pool;
 	u32 old;
-	int err;
+	struct cqpool_cq *unused;
 };
 
 /*
- * Runs the verb of @g->plan without the pool's lock, so that gets and
- * puts that fit go on meanwhile.  The CQ a resize works on stays in the
+ * Runs the verb of @plan without the pool's lock, so that gets and puts
+ * that fit go on meanwhile.  The CQ a resize works on stays in the
  * ledger: only a growth or the reclaim takes CQs out, both under
  * grow_lock.
  */
-static void cqpool_grow(struct cqpool *pool, struct cqpool_growth *g)
+static int cqpool_grow(struct cqp_grower *g, const struct cqp_plan *plan,
+		       struct cqp_grown *out)
 {
+	struct cqpool_grower *gr = container_of(g, struct cqpool_grower, g);
+	struct cqpool *pool = gr->pool;
 	struct cqpool_cq *ccq;
+	int err;
 
 	lockdep_assert_held(&pool->grow_lock);
-	if (g->plan.kind == CQP_PLAN_NEW) {
-		g->new = cqpool_new_cq(pool, g->plan.vec, g->plan.size);
-		g->err = PTR_ERR_OR_ZERO(g->new);
-		if (g->err)
-			g->new = NULL;
-		return;
+	lockdep_assert_held(&pool->lock);
+	spin_unlock(&pool->lock);
+	if (plan->kind == CQP_PLAN_NEW) {
+		ccq = cqpool_new_cq(pool, plan->vec, plan->size);
+		err = PTR_ERR_OR_ZERO(ccq);
+		if (!err) {
+			out->cq = &ccq->ledger;
+			out->size = ccq->cq->cqe;
+			out->now = ccq->created;
+		}
+	} else {
+		ccq = container_of(plan->cq, struct cqpool_cq, ledger);
+		gr->old = ccq->cq->cqe;
+		/* cqpool is the one user allowed to resize its shared CQs. */
+		ccq->cq->shared = false;
+		err = ib_resize_cq(ccq->cq, plan->size);
+		ccq->cq->shared = true;
+		out->size = ccq->cq->cqe;
+		out->fallback = err && cqpool_resize_unsupported(err);
 	}
-	ccq = container_of(g->plan.cq, struct cqpool_cq, ledger);
-	g->old = ccq->cq->cqe;
-	/* cqpool is the one user allowed to resize its shared CQs. */
-	ccq->cq->shared = false;
-	g->err = ib_resize_cq(ccq->cq, g->plan.size);
-	ccq->cq->shared = true;
+	spin_lock(&pool->lock);
+	return err;
 }
 
-/*
- * Tells the ledger what cqpool_grow() did; it changes only if the verb
- * worked.  Return: 0 to ask the ledger again, or an errno.
- */
-static int cqpool_splice(struct cqpool *pool, struct cqpool_growth *g)
+/* The ledger took a growth: a new CQ goes on the pool's list. */
+static void cqpool_grew(struct cqp_grower *g, const struct cqp_plan *plan,
+			struct cqp_cq *lcq)
 {
-	struct cqpool_cq *ccq;
-	int ret;
+	struct cqpool_grower *gr = container_of(g, struct cqpool_grower, g);
+	struct cqpool_cq *ccq = container_of(lcq, struct cqpool_cq, ledger);
 
-	lockdep_assert_held(&pool->lock);
-	if (g->plan.kind == CQP_PLAN_NEW) {
-		if (g->err)
-			return g->err;
-		ccq = g->new;
-		ret = cqp_pool_add(pool->ledger, &ccq->ledger, g->plan.vec,
-				   ccq->cq->cqe, ccq->created);
-		/* Only growths add CQs, and they run one at a time. */
-		if (WARN_ON_ONCE(ret))
-			return -ENOSPC;
-		g->new = NULL;
-		list_add_tail(&ccq->node, &pool->cqs);
+	lockdep_assert_held(&gr->pool->lock);
+	if (plan->kind == CQP_PLAN_NEW) {
+		list_add_tail(&ccq->node, &gr->pool->cqs);
 		trace_cqpool_cq_alloc(ccq, 0);
-		return 0;
+	} else {
+		trace_cqpool_cq_resize(ccq, gr->old);
 	}
-	ccq = container_of(g->plan.cq, struct cqpool_cq, ledger);
-	if (g->err) {
-		/* Never try this CQ again: the vector grows by new CQs. */
-		cqp_pool_resize_failed(pool->ledger, g->plan.cq);
-		return cqpool_resize_unsupported(g->err) ? 0 : g->err;
-	}
-	ret = cqp_pool_resized(pool->ledger, g->plan.cq, ccq->cq->cqe);
-	if (!ret)
-		trace_cqpool_cq_resize(ccq, g->old);
-	return ret;
 }
 
-/* The ledger's answer, unless the pool takes no more gets. */
-static int cqpool_reserve(struct cqpool *pool, u32 vec, unsigned int nr_cqe,
-			  struct cqp_cq **lcq, struct cqp_plan *plan)
+/* Only growths add CQs, one at a time, as planned: never taken. */
+static void cqpool_discard(struct cqp_grower *g, struct cqp_cq *lcq)
 {
-	lockdep_assert_held(&pool->lock);
-	/* Under the lock the removal marks it with: no CQ is made after. */
-	if (pool->dying)
-		return -ENODEV;
-	return cqp_pool_reserve(pool->ledger, vec, nr_cqe, lcq, plan);
+	struct cqpool_grower *gr = container_of(g, struct cqpool_grower, g);
+
+	WARN_ON_ONCE(1);
+	gr->unused = container_of(lcq, struct cqpool_cq, ledger);
 }
 
 /* A reservation the ledger made: its users, its hook, its trace. */
@@ -676,48 +657,41 @@ static struct ib_cq *cqpool_reserved(struct cqpool *pool, struct cqp_cq *lcq,
 }
 
 /*
- * A get that did not fit: the pool grows, one growth at a time, until the
- * ledger reserves.  Each growth's result is spliced in under the same
- * hold of the lock as the next try, so no other get can take the room a
- * new CQ made.
+ * A get that did not fit: the pool grows, one growth at a time (the
+ * ledger's loop, cqp_pool_get()), until it reserves.
  */
 static struct ib_cq *cqpool_cq_get_slow(struct cqpool *pool, u32 vec,
 					unsigned int nr_cqe,
 					struct cqpool_hook *hook)
 {
-	struct cqpool_growth g = {};
+	struct cqpool_grower gr = {
+		.g = {
+			.grow = cqpool_grow,
+			.grew = cqpool_grew,
+			.discard = cqpool_discard,
+		},
+		.pool = pool,
+	};
 	struct ib_cq *cq = NULL;
 	struct cqp_cq *lcq;
-	int ret, grown;
+	u32 grown;
+	int ret;
 
 	mutex_lock(&pool->grow_lock);
 	spin_lock(&pool->lock);
-	for (grown = 0;; grown++) {
-		ret = cqpool_reserve(pool, vec, nr_cqe, &lcq, &g.plan);
-		if (ret != CQP_GROW)
-			break;
-		if (WARN_ONCE(grown == CQPOOL_MAX_GROW,
-			      "cqpool: %s: no room after growing %d times\n",
-			      pool->name, grown)) {
-			ret = -ENOSPC;
-			break;
-		}
-		spin_unlock(&pool->lock);
-		cqpool_grow(pool, &g);
-		spin_lock(&pool->lock);
-		ret = cqpool_splice(pool, &g);
-		if (ret)
-			break;
-	}
+	ret = cqp_pool_get(pool->ledger, vec, nr_cqe, &gr.g, &lcq, &grown);
+	WARN_ONCE(ret == CQP_ELOOP, "cqpool: %s: no room after growing %u times\n",
+		  pool->name, grown);
 	if (!ret)
 		cq = cqpool_reserved(pool, lcq, nr_cqe, hook, grown);
 	spin_unlock(&pool->lock);
 	mutex_unlock(&pool->grow_lock);
-	/* A CQ allocated but not spliced in: nobody saw it. */
-	if (g.new) {
-		ib_free_cq(g.new->cq);
-		kfree(g.new);
+	if (gr.unused) {
+		ib_free_cq(gr.unused->cq);
+		kfree(gr.unused);
 	}
+	if (ret == CQP_ELOOP)
+		ret = -ENOSPC;
 	return ret ? ERR_PTR(ret) : cq;
 }
 
@@ -763,7 +737,7 @@ struct ib_cq *cqpool_cq_get(struct cqpool *pool, unsigned int nr_cqe,
 	spin_lock(&pool->lock);
 	vec = cqp_pool_pick_vector(pool->ledger, vector_hint,
 				   cqpool_dev_nvec(cdev));
-	ret = cqpool_reserve(pool, vec, nr_cqe, &lcq, &plan);
+	ret = cqp_pool_reserve(pool->ledger, vec, nr_cqe, &lcq, &plan);
 	if (!ret)
 		cq = cqpool_reserved(pool, lcq, nr_cqe, hook, 0);
 	spin_unlock(&pool->lock);

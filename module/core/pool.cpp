@@ -72,13 +72,21 @@ public:
 	static int destroy(Pool *pool);
 
 	int reserve(cqp_u32 vec, cqp_u32 nr_cqe, cqp_cq **out, cqp_plan *plan);
+	int get(cqp_u32 vec, cqp_u32 nr_cqe, cqp_grower *g, cqp_cq **out,
+		cqp_u32 *grown);
 	int release(cqp_cq *cq, cqp_u32 nr_cqe, cqp_u64 now);
 	int add(cqp_cq *cq, cqp_u32 vec, cqp_u32 size, cqp_u64 now);
 	int resized(cqp_cq *cq, cqp_u32 size);
 	void resize_failed(cqp_cq *cq);
+	void close()
+	{
+		closed_ = true;
+	}
 	cqp_cq *reap(cqp_u64 now, cqp_u64 timeout);
 	cqp_cq *take_idle();
 	bool oldest_idle(cqp_u64 *since) const;
+	cqp_u64 reclaimable() const;
+	bool next_reap(cqp_u64 now, cqp_u64 timeout, cqp_u64 *delay) const;
 	void stats(cqp_pool_stats *st) const;
 	cqp_u32 pick_vector(int hint, cqp_u32 among) const;
 	cqp_u64 vec_reserved(cqp_u32 vec) const;
@@ -109,6 +117,7 @@ private:
 	cqp_cq *idle_tail_ = nullptr;
 	cqp_u64 next_id_ = 1;
 	cqp_pool_stats st_ = {};
+	bool closed_ = false;
 };
 
 Pool *Pool::create(const cqp_alloc &alloc, const cqp_pool_params &p)
@@ -162,6 +171,8 @@ cqp_u32 Pool::new_cq_size(const Vector &v, cqp_u32 nr_cqe) const
 
 int Pool::reserve(cqp_u32 vec, cqp_u32 nr_cqe, cqp_cq **out, cqp_plan *plan)
 {
+	if (closed_)
+		return CQP_ENODEV;
 	if (vec >= p_.nvec || !nr_cqe || nr_cqe > largest_cq())
 		return CQP_EINVAL;
 
@@ -202,6 +213,48 @@ int Pool::reserve(cqp_u32 vec, cqp_u32 nr_cqe, cqp_cq **out, cqp_plan *plan)
 	plan->cq = nullptr;
 	plan->size = new_cq_size(v, nr_cqe);
 	return CQP_GROW;
+}
+
+/*
+ * A growth's result goes into the ledger under the same hold of the lock
+ * as the next try, so no other get can take the room a new CQ made.
+ */
+int Pool::get(cqp_u32 vec, cqp_u32 nr_cqe, cqp_grower *g, cqp_cq **out,
+	      cqp_u32 *grown)
+{
+	int rc;
+
+	for (*grown = 0;; ++*grown) {
+		cqp_plan plan = {};
+		cqp_grown made = {};
+
+		rc = reserve(vec, nr_cqe, out, &plan);
+		if (rc != CQP_GROW)
+			return rc;
+		if (*grown == CQP_MAX_GROW)
+			return CQP_ELOOP;
+		rc = g->grow(g, &plan, &made);
+		if (plan.kind == CQP_PLAN_NEW) {
+			if (rc)
+				return rc;
+			rc = add(made.cq, plan.vec, made.size, made.now);
+			if (rc) {
+				g->discard(g, made.cq);
+				return rc;
+			}
+			g->grew(g, &plan, made.cq);
+		} else if (rc) {
+			/* Never this CQ again: the vector grows by new CQs. */
+			resize_failed(plan.cq);
+			if (!made.fallback)
+				return rc;
+		} else {
+			rc = resized(plan.cq, made.size);
+			if (rc)
+				return rc;
+			g->grew(g, &plan, plan.cq);
+		}
+	}
 }
 
 int Pool::release(cqp_cq *cq, cqp_u32 nr_cqe, cqp_u64 now)
@@ -322,11 +375,29 @@ void Pool::remove(cqp_cq *cq)
 	st_.cqes -= cq->size;
 }
 
+cqp_u64 Pool::reclaimable() const
+{
+	if ((p_.flags & CQP_POOL_NO_SHRINK) || st_.idle_cqs <= p_.keep_idle)
+		return 0;
+	return st_.idle_cqs - p_.keep_idle;
+}
+
+bool Pool::next_reap(cqp_u64 now, cqp_u64 timeout, cqp_u64 *delay) const
+{
+	if (!reclaimable())
+		return false;
+
+	const cqp_u64 due = idle_head_->idle_since + timeout;
+
+	*delay = due > now ? due - now : 0;
+	return true;
+}
+
 cqp_cq *Pool::reap(cqp_u64 now, cqp_u64 timeout)
 {
 	cqp_cq *cq = idle_head_;
 
-	if ((p_.flags & CQP_POOL_NO_SHRINK) || st_.idle_cqs <= p_.keep_idle)
+	if (!reclaimable())
 		return nullptr;
 	if (!cq || now < cq->idle_since || now - cq->idle_since < timeout)
 		return nullptr;
@@ -467,6 +538,12 @@ extern "C" int cqp_pool_reserve(cqp_pool *pool, cqp_u32 vec, cqp_u32 nr_cqe,
 	return pool_of(pool)->reserve(vec, nr_cqe, cq, plan);
 }
 
+extern "C" int cqp_pool_get(cqp_pool *pool, cqp_u32 vec, cqp_u32 nr_cqe,
+			    cqp_grower *g, cqp_cq **cq, cqp_u32 *grown)
+{
+	return pool_of(pool)->get(vec, nr_cqe, g, cq, grown);
+}
+
 extern "C" int cqp_pool_release(cqp_pool *pool, cqp_cq *cq, cqp_u32 nr_cqe,
 				cqp_u64 now)
 {
@@ -482,6 +559,11 @@ extern "C" int cqp_pool_add(cqp_pool *pool, cqp_cq *cq, cqp_u32 vec,
 extern "C" int cqp_pool_resized(cqp_pool *pool, cqp_cq *cq, cqp_u32 size)
 {
 	return pool_of(pool)->resized(cq, size);
+}
+
+extern "C" void cqp_pool_close(cqp_pool *pool)
+{
+	pool_of(pool)->close();
 }
 
 extern "C" void cqp_pool_resize_failed(cqp_pool *pool, cqp_cq *cq)
@@ -503,6 +585,17 @@ extern "C" cqp_cq *cqp_pool_take_idle(cqp_pool *pool)
 extern "C" int cqp_pool_oldest_idle(const cqp_pool *pool, cqp_u64 *since)
 {
 	return pool_of(pool)->oldest_idle(since);
+}
+
+extern "C" cqp_u64 cqp_pool_reclaimable(const cqp_pool *pool)
+{
+	return pool_of(pool)->reclaimable();
+}
+
+extern "C" int cqp_pool_next_reap(const cqp_pool *pool, cqp_u64 now,
+				  cqp_u64 timeout, cqp_u64 *delay)
+{
+	return pool_of(pool)->next_reap(now, timeout, delay);
 }
 
 extern "C" void cqp_pool_get_stats(const cqp_pool *pool, cqp_pool_stats *st)

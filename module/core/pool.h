@@ -6,10 +6,12 @@
  *
  * The ledger decides; the glue acts.  cqp_pool_reserve() either reserves
  * on an existing CQ or returns a plan (resize this CQ, or add one of this
- * size on this vector) and changes nothing; the glue carries the plan out
- * with the verbs and reports the result (cqp_pool_add(),
- * cqp_pool_resized()), then asks again.  A failed verb is simply not
- * reported, so the ledger stays exactly as it was.
+ * size on this vector) and changes nothing.  cqp_pool_get() is the whole
+ * reservation, the one loop every caller runs: it has the glue carry each
+ * plan out with the verbs (struct cqp_grower), puts the result in the
+ * ledger (cqp_pool_add(), cqp_pool_resized()) and asks again.  A failed
+ * verb changes nothing, so the ledger stays exactly as it was.  When to
+ * reclaim is the ledger's to say too (cqp_pool_next_reap()).
  *
  * Selection: among the CQs of the vector, the one with the most free
  * entries (fewest users, then oldest, on a tie), found in O(log n) in the
@@ -134,9 +136,9 @@ int cqp_pool_destroy(struct cqp_pool *pool);
 /*
  * Reserve @nr_cqe entries on vector @vec (< nvec).  CQP_OK with *@cq set:
  * reserved.  CQP_GROW with @plan filled: nothing changed, grow as planned
- * and call again.  CQP_EINVAL: @nr_cqe is 0, larger than a CQ of this
- * pool can be, or @vec is out of range.  CQP_ENOSPC: the pool is at
- * max_cqs and nothing fits.
+ * and call again.  CQP_ENODEV: the pool is closed.  CQP_EINVAL: @nr_cqe
+ * is 0, larger than a CQ of this pool can be, or @vec is out of range.
+ * CQP_ENOSPC: the pool is at max_cqs and nothing fits.
  */
 int cqp_pool_reserve(struct cqp_pool *pool, cqp_u32 vec, cqp_u32 nr_cqe,
 		     struct cqp_cq **cq, struct cqp_plan *plan);
@@ -163,8 +165,69 @@ int cqp_pool_add(struct cqp_pool *pool, struct cqp_cq *cq, cqp_u32 vec,
 int cqp_pool_resized(struct cqp_pool *pool, struct cqp_cq *cq,
 		     cqp_u32 size);
 
+/*
+ * The pool takes no more reservations (its device is going): every
+ * cqp_pool_reserve() and cqp_pool_get() from now on says CQP_ENODEV.
+ * Releases, growths already made and the reclaim go on.
+ */
+void cqp_pool_close(struct cqp_pool *pool);
+
 /* The driver refused to resize @cq: grow its vector by new CQs instead. */
 void cqp_pool_resize_failed(struct cqp_pool *pool, struct cqp_cq *cq);
+
+/**
+ * struct cqp_grown - what the verb of a growth made
+ * @cq: CQP_PLAN_NEW: the glue's record of the CQ it allocated
+ * @size: the CQ's real size, new or after the resize
+ * @now: CQP_PLAN_NEW: the caller's clock when it was allocated
+ * @fallback: a resize failed because the driver will not resize this CQ:
+ *	the vector grows by new CQs instead, and the get goes on
+ */
+struct cqp_grown {
+	struct cqp_cq *cq;
+	cqp_u32 size;
+	cqp_u64 now;
+	int fallback;
+};
+
+/**
+ * struct cqp_grower - the glue's side of cqp_pool_get()
+ * @grow: carries out @plan with the verbs.  It is called with the lock
+ *	that serialises the pool held, drops it around the verb (gets and
+ *	puts that fit go on meanwhile; nothing else may grow the pool or take
+ *	CQs out of it) and takes it again before it returns.  0 with @out
+ *	filled in, or a negative errno, which the get returns unless
+ *	@out->fallback is set.  A growth whose verb worked may still fail
+ *	(the pool went away meanwhile): the glue then undoes it.
+ * @grew: the ledger took the growth: @cq was added or resized.
+ * @discard: the ledger did not take @cq, allocated for a CQP_PLAN_NEW.
+ */
+struct cqp_grower {
+	int (*grow)(struct cqp_grower *g, const struct cqp_plan *plan,
+		    struct cqp_grown *out);
+	void (*grew)(struct cqp_grower *g, const struct cqp_plan *plan,
+		     struct cqp_cq *cq);
+	void (*discard)(struct cqp_grower *g, struct cqp_cq *cq);
+};
+
+/*
+ * Growths one get may make.  Gets that fit go on while a growth runs its
+ * verb and may take the room it is making, so a get can need more than
+ * one resize; but each resize at least doubles its CQ, up to max_cqe
+ * (below 2^32), and a CQ added new is in the ledger before the next try,
+ * under the same hold of the lock, so that try fits.
+ */
+#define CQP_MAX_GROW 34
+
+/*
+ * The whole reservation: cqp_pool_reserve(), and while it plans a growth,
+ * the growth through @g, its result put in the ledger, and another try.
+ * CQP_OK with *@cq set; otherwise what cqp_pool_reserve() or @g->grow
+ * said, and CQP_ELOOP after CQP_MAX_GROW growths.  *@grown is the
+ * growths made.  Called, and returns, with the pool's lock held.
+ */
+int cqp_pool_get(struct cqp_pool *pool, cqp_u32 vec, cqp_u32 nr_cqe,
+		 struct cqp_grower *g, struct cqp_cq **cq, cqp_u32 *grown);
 
 /*
  * Take out one CQ that has had no user for at least @timeout (in the
@@ -182,6 +245,20 @@ struct cqp_cq *cqp_pool_take_idle(struct cqp_pool *pool);
 
 /* When the oldest idle CQ became idle; false if no CQ is idle. */
 int cqp_pool_oldest_idle(const struct cqp_pool *pool, cqp_u64 *since);
+
+/*
+ * Idle CQs cqp_pool_reap() would take out once they are old enough: those
+ * beyond keep_idle, none with CQP_POOL_NO_SHRINK.
+ */
+cqp_u64 cqp_pool_reclaimable(const struct cqp_pool *pool);
+
+/*
+ * Whether cqp_pool_reap() will have a CQ to take out at some time, and
+ * then in how long from @now, with @timeout (0 if it has one now): what
+ * the glue schedules its reclaim by.
+ */
+int cqp_pool_next_reap(const struct cqp_pool *pool, cqp_u64 now,
+		       cqp_u64 timeout, cqp_u64 *delay);
 
 void cqp_pool_get_stats(const struct cqp_pool *pool,
 			struct cqp_pool_stats *st);

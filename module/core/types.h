@@ -22,9 +22,11 @@ typedef unsigned long long cqp_u64;
 enum cqp_err {
 	CQP_OK = 0,
 	CQP_ENOMEM = -12,
+	CQP_ENODEV = -19,
 	CQP_EINVAL = -22,
 	CQP_ENOSPC = -28,
 	CQP_ERANGE = -34,
+	CQP_ELOOP = -40,
 };
 
 /*

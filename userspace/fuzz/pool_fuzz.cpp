@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * libFuzzer target for the pool ledger.  The input is a pool configuration
- * followed by a stream of operations (the glue's loop of reserve/plan/add/
- * resized with driver rounding and injected failures, release, reap with an
- * advancing clock, take_idle, the other calls the contract allows, and bad
+ * followed by a stream of operations (reservations through cqp_pool_get(),
+ * its growths carried out with driver rounding and injected failures,
+ * release, reap with an advancing clock, take_idle, the other calls the contract allows, and bad
  * input); model::Rig runs each against the ledger and the reference model
  * and compares everything after every call, cqp_pool_check() included.
  * Any mismatch aborts with the step that broke.

@@ -266,10 +266,17 @@ public:
 		return n;
 	}
 
-	cqp_cq *reap(cqp_u64 now, cqp_u64 timeout)
+	cqp_u64 reclaimable() const
 	{
 		if ((p_.flags & CQP_POOL_NO_SHRINK) ||
 		    idle_cqs() <= p_.keep_idle)
+			return 0;
+		return idle_cqs() - p_.keep_idle;
+	}
+
+	cqp_cq *reap(cqp_u64 now, cqp_u64 timeout)
+	{
+		if (!reclaimable())
 			return nullptr;
 
 		const Cq *o = oldest_idle();
@@ -421,85 +428,158 @@ public:
 	cqp_u64 hits = 0, grows = 0, resizes = 0, reaped = 0;
 
 	/*
-	 * The glue's loop for one reservation.  Bit i of @fail_bits fails the
-	 * i-th action: an allocation (the glue gives up) or a resize (the
-	 * glue reports cqp_pool_resize_failed() and asks again).
+	 * One reservation through cqp_pool_get(), the loop the glue runs,
+	 * with this rig as the glue's verbs.  Bit i of @fail_bits fails the
+	 * i-th growth: an allocation (the get fails) or a resize (the
+	 * driver will not resize: the vector grows by new CQs).  Each plan is
+	 * checked against the model's as it comes, with the ledger unchanged
+	 * by it.
 	 */
 	void reserve(cqp_u32 vec, cqp_u32 nr, cqp_u64 fail_bits)
 	{
 		if (!begin("reserve", vec, nr))
 			return;
-		for (int i = 0;; i++) {
-			if (!expect(i < 200, "the glue's loop does not end"))
-				return;
 
-			cqp_cq *got_cq = nullptr, *want_cq = nullptr;
-			cqp_plan plan = {}, want_plan = {};
-			int want = model_.reserve(vec, nr, &want_cq, &want_plan);
-			int got = cqp_pool_reserve(pool_, vec, nr, &got_cq, &plan);
+		Grower g;
+		cqp_cq *got_cq = nullptr, *want_cq = nullptr;
+		cqp_plan want_plan = {};
+		cqp_u32 grown = 0;
 
-			if (!eq(got, want, "reserve rc"))
-				return;
-			if (got == CQP_OK) {
-				if (!eq_cq(got_cq, want_cq, "reserved on"))
-					return;
-				held_.push_back(Held{ got_cq, nr });
-				hits += i == 0;
-				verify();
-				return;
-			}
-			if (got != CQP_GROW) {
-				verify();
-				return;
-			}
-			/* a plan changes nothing */
-			if (!eq(int(plan.kind), int(want_plan.kind), "plan kind") ||
-			    !eq(plan.vec, want_plan.vec, "plan vec") ||
-			    !eq(plan.size, want_plan.size, "plan size") ||
-			    !verify())
-				return;
+		g.grow = grow;
+		g.grew = grew;
+		g.discard = discard;
+		g.rig = this;
+		g.vec = vec;
+		g.nr = nr;
+		g.fail_bits = fail_bits;
+		int got = cqp_pool_get(pool_, vec, nr, &g, &got_cq, &grown);
 
-			bool fail = i < 64 && ((fail_bits >> i) & 1);
-			cqp_u32 real = driver_round(round_, plan.size,
-						    model_.params().max_cqe);
+		if (!ok())
+			return;
+		/* a growth counts once the ledger took it */
+		bool failed = g.discarded || (g.verb_rc && g.verb_rc == got);
 
-			if (plan.kind == CQP_PLAN_NEW) {
-				if (fail || (max_live_ && live_.size() >= max_live_))
-					return; /* allocation failed: -ENOMEM */
-				std::unique_ptr<cqp_cq> cq(new cqp_cq);
-
-				/* the ledger must zero it, links included */
-				std::memset(cq.get(), 0xa5, sizeof(*cq));
-				want = model_.add(cq.get(), plan.vec, real, now_);
-				got = cqp_pool_add(pool_, cq.get(), plan.vec, real,
-						   now_);
-				if (!eq(got, want, "add rc") || got != CQP_OK)
-					return;
-				live_.push_back(std::move(cq));
-				grows++;
-			} else {
-				if (!eq_cq(plan.cq, want_plan.cq, "plan cq"))
-					return;
-				if (!expect(real >= plan.cq->reserved,
-					    "resize plan below what is reserved"))
-					return;
-				if (fail) {
-					model_.resize_failed(plan.cq);
-					cqp_pool_resize_failed(pool_, plan.cq);
-				} else {
-					want = model_.resized(plan.cq, real);
-					got = cqp_pool_resized(pool_, plan.cq, real);
-					if (!eq(got, want, "resized rc"))
-						return;
-					resizes++;
-				}
-			}
-			if (!verify())
-				return;
+		if (!eq(grown + failed, cqp_u32(g.calls), "growths"))
+			return;
+		if (g.discarded) {
+			/* the model refused the CQ too, for the same reason */
+			eq(got, g.model_add, "add rc");
+			verify();
+			return;
 		}
+		if (failed) {
+			verify();
+			return; /* the verb failed: nothing reserved */
+		}
+		int want = model_.reserve(vec, nr, &want_cq, &want_plan);
+
+		if (got == CQP_ELOOP) {
+			eq(grown, cqp_u32(CQP_MAX_GROW), "growths before ELOOP");
+			eq(want, CQP_GROW, "reserve rc after the last growth");
+			verify();
+			return;
+		}
+		if (!eq(got, want, "reserve rc"))
+			return;
+		if (got == CQP_OK) {
+			if (!eq_cq(got_cq, want_cq, "reserved on"))
+				return;
+			held_.push_back(Held{ got_cq, nr });
+			hits += grown == 0;
+		}
+		verify();
 	}
 
-	/* Give back one reservation exactly. */
+	/* The glue's side of cqp_pool_get(), for reserve(). */
+	struct Grower : cqp_grower {
+		Rig *rig;
+		cqp_u32 vec, nr;
+		cqp_u64 fail_bits;
+		int calls = 0;
+		int verb_rc = CQP_OK;
+		int model_add = CQP_OK;
+		cqp_cq *discarded = nullptr;
+	};
+
+	static int grow(cqp_grower *cg, const cqp_plan *plan, cqp_grown *out)
+	{
+		Grower *g = static_cast<Grower *>(cg);
+		Rig &r = *g->rig;
+		int i = g->calls++;
+		cqp_cq *want_cq = nullptr;
+		cqp_plan want_plan = {};
+		int want = r.model_.reserve(g->vec, g->nr, &want_cq,
+					    &want_plan);
+
+		/* a plan changes nothing; an error here ends the get */
+		if (!r.ok() || !r.eq(want, CQP_GROW, "reserve rc") ||
+		    !r.eq(int(plan->kind), int(want_plan.kind), "plan kind") ||
+		    !r.eq(plan->vec, want_plan.vec, "plan vec") ||
+		    !r.eq(plan->size, want_plan.size, "plan size") ||
+		    !r.verify())
+			return CQP_EINVAL;
+
+		bool fail = i < 64 && ((g->fail_bits >> i) & 1);
+		cqp_u32 real = driver_round(r.round_, plan->size,
+					    r.model_.params().max_cqe);
+
+		if (plan->kind == CQP_PLAN_NEW) {
+			if (fail || (r.max_live_ && r.live_.size() >= r.max_live_))
+				return g->verb_rc = CQP_ENOMEM;
+			std::unique_ptr<cqp_cq> cq(new cqp_cq);
+
+			/* the ledger must zero it, links included */
+			std::memset(cq.get(), 0xa5, sizeof(*cq));
+			g->model_add = r.model_.add(cq.get(), plan->vec, real,
+						    r.now_);
+			out->cq = cq.get();
+			out->size = real;
+			out->now = r.now_;
+			r.live_.push_back(std::move(cq));
+			r.grows++;
+			return CQP_OK;
+		}
+		if (!r.eq_cq(plan->cq, want_plan.cq, "plan cq") ||
+		    !r.expect(real >= plan->cq->reserved,
+			      "resize plan below what is reserved"))
+			return CQP_EINVAL;
+		if (fail) {
+			r.model_.resize_failed(plan->cq);
+			out->fallback = 1;
+			return -95; /* EOPNOTSUPP */
+		}
+		if (!r.eq(r.model_.resized(plan->cq, real), int(CQP_OK),
+			  "model resized rc"))
+			return CQP_EINVAL;
+		out->size = real;
+		r.resizes++;
+		return CQP_OK;
+	}
+
+	static void grew(cqp_grower *cg, const cqp_plan *plan, cqp_cq *cq)
+	{
+		Grower *g = static_cast<Grower *>(cg);
+
+		if (plan->kind == CQP_PLAN_RESIZE)
+			g->rig->eq_cq(cq, plan->cq, "resized");
+	}
+
+	static void discard(cqp_grower *cg, cqp_cq *cq)
+	{
+		Grower *g = static_cast<Grower *>(cg);
+		Rig &r = *g->rig;
+
+		g->discarded = cq;
+		for (auto it = r.live_.begin(); it != r.live_.end(); ++it)
+			if (it->get() == cq) {
+				r.live_.erase(it);
+				r.grows--;
+				return;
+			}
+		r.expect(false, "discarded a CQ the glue did not make");
+	}
+
+	/* Give back one reservation exactly. */	/* Give back one reservation exactly. */
 	void release(size_t which)
 	{
 		if (held_.empty() || !begin("release", which, 0))
@@ -809,6 +889,24 @@ public:
 		if (!eq(idle, o != nullptr, "oldest_idle") ||
 		    (o && !eq(since, o->idle_since, "oldest_idle since")))
 			return false;
+
+		/* when the glue's reclaim is due, for two timeouts */
+		cqp_u64 left = model_.reclaimable();
+
+		if (!eq(cqp_pool_reclaimable(pool_), left, "reclaimable"))
+			return false;
+		for (cqp_u64 timeout : { cqp_u64(0), cqp_u64(10) }) {
+			cqp_u64 delay = ~0ull;
+			bool due = cqp_pool_next_reap(pool_, now_, timeout,
+						      &delay);
+
+			if (!eq(due, left != 0, "next_reap"))
+				return false;
+			if (due && !eq(delay, o->idle_since + timeout > now_ ?
+						      o->idle_since + timeout - now_ : 0,
+				       "next_reap delay"))
+				return false;
+		}
 
 		/* what the glue holds adds up to what each CQ says */
 		std::unordered_map<const cqp_cq *, std::pair<cqp_u64, cqp_u32>>

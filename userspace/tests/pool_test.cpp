@@ -3,6 +3,7 @@
 
 #include <csignal>
 #include <cstring>
+#include <functional>
 #include <memory>
 #include <random>
 #include <set>
@@ -131,37 +132,80 @@ protected:
 	}
 
 	/*
-	 * The glue's loop: reserve, carry out each plan, ask again.  Returns
-	 * the CQ, or nullptr with the last return code in *@rc.  Plans seen
-	 * are appended to @plans.
+	 * The glue's side of cqp_pool_get(): the verbs, done on the test's
+	 * own CQs, with the driver's rounding; @fail_alloc, @fail_resize
+	 * (unsupported) and @resize_enomem make them fail, and @during_verb runs where the glue has dropped
+	 * the pool's lock (other gets and puts, a removal).
+	 */
+	struct Grower : cqp_grower {
+		Pool *t;
+	};
+
+	static Pool *fixture(cqp_grower *g)
+	{
+		return static_cast<Grower *>(g)->t;
+	}
+
+	static int grow(cqp_grower *g, const cqp_plan *plan, cqp_grown *out)
+	{
+		Pool *t = fixture(g);
+
+		t->plans.push_back(*plan);
+		if (t->during_verb)
+			t->during_verb();
+		if (plan->kind == CQP_PLAN_NEW) {
+			if (t->fail_alloc)
+				return CQP_ENOMEM;
+			out->cq = t->new_cq();
+			out->size = t->driver_round(plan->size);
+			out->now = t->now;
+			return CQP_OK;
+		}
+		if (t->fail_resize) {
+			out->fallback = 1;
+			return -95; /* EOPNOTSUPP, as mlx5 without support */
+		}
+		if (t->resize_enomem)
+			return CQP_ENOMEM;
+		out->size = t->resize_to ? t->resize_to(plan->cq) :
+					   t->driver_round(plan->size);
+		return CQP_OK;
+	}
+
+	static void grew(cqp_grower *g, const cqp_plan *plan, cqp_cq *cq)
+	{
+		Pool *t = fixture(g);
+
+		if (plan->kind == CQP_PLAN_NEW)
+			EXPECT_TRUE(t->in_pool.insert(cq).second);
+		else
+			EXPECT_EQ(cq, plan->cq);
+	}
+
+	static void discard(cqp_grower *g, cqp_cq *cq)
+	{
+		fixture(g)->discarded.push_back(cq);
+	}
+
+	/*
+	 * A whole reservation, as the glue makes it: the CQ, or nullptr with
+	 * the return code in *@rc.  Plans seen are appended to @plans, and
+	 * the growths made are in @grown.
 	 */
 	cqp_cq *reserve(cqp_u32 vec, cqp_u32 nr, int *rc_out = nullptr)
 	{
-		for (int i = 0; i < 100; i++) {
-			cqp_cq *cq = nullptr;
-			cqp_plan plan = {};
-			int rc = cqp_pool_reserve(pool, vec, nr, &cq, &plan);
+		Grower g;
+		cqp_cq *cq = nullptr;
 
-			if (rc_out)
-				*rc_out = rc;
-			if (rc == CQP_OK)
-				return cq;
-			if (rc != CQP_GROW)
-				return nullptr;
-			plans.push_back(plan);
-			if (plan.kind == CQP_PLAN_NEW) {
-				if (!add(plan.vec, driver_round(plan.size)))
-					return nullptr;
-			} else if (fail_resize) {
-				cqp_pool_resize_failed(pool, plan.cq);
-			} else {
-				EXPECT_EQ(cqp_pool_resized(pool, plan.cq,
-							   driver_round(plan.size)),
-					  CQP_OK);
-			}
-		}
-		ADD_FAILURE() << "the glue's loop does not end";
-		return nullptr;
+		g.grow = grow;
+		g.grew = grew;
+		g.discard = discard;
+		g.t = this;
+		int rc = cqp_pool_get(pool, vec, nr, &g, &cq, &grown);
+
+		if (rc_out)
+			*rc_out = rc;
+		return rc == CQP_OK ? cq : nullptr;
 	}
 
 	/* One call, no growing: CQP_GROW leaves the plan in @plan. */
@@ -239,8 +283,14 @@ protected:
 	std::vector<std::unique_ptr<cqp_cq>> owned;
 	std::set<cqp_cq *> in_pool;
 	std::vector<cqp_plan> plans;
+	std::vector<cqp_cq *> discarded;
+	cqp_u32 grown = 0;
 	Round round = Round::IDENTITY;
+	bool fail_alloc = false;
 	bool fail_resize = false;
+	bool resize_enomem = false;
+	std::function<void()> during_verb;
+	std::function<cqp_u32(const cqp_cq *)> resize_to;
 	cqp_u64 now = 1000;
 };
 
@@ -784,7 +834,7 @@ TEST_F(Pool, AfterAResizeFailsANewCqIsPlanned)
 	EXPECT_EQ(first->size, 10u);
 }
 
-TEST_F(Pool, TheGlueLoopFallsBackToANewCqWhenTheDriverRefusesResizes)
+TEST_F(Pool, GetFallsBackToANewCqWhenTheDriverRefusesResizes)
 {
 	fail_resize = true;
 	ASSERT_NE(make(params(2, 1024, CQP_POOL_RESIZE)), nullptr);
@@ -802,6 +852,153 @@ TEST_F(Pool, TheGlueLoopFallsBackToANewCqWhenTheDriverRefusesResizes)
 	EXPECT_EQ(plans[3].kind, CQP_PLAN_RESIZE);
 	EXPECT_EQ(plans[3].cq, b);
 	EXPECT_EQ(stats().cqes, 30u);
+}
+
+/* ---- cqp_pool_get(): the loop the glue runs ---- */
+
+TEST_F(Pool, GetThatFitsMakesNoGrowth)
+{
+	ASSERT_NE(make(params(1, 1024, CQP_POOL_RESIZE)), nullptr);
+	cqp_cq *a = reserve(0, 10);
+	ASSERT_NE(a, nullptr);
+	EXPECT_EQ(grown, 1u);
+	plans.clear();
+	cqp_u32 room = a->size - a->reserved;
+	if (room) {
+		EXPECT_EQ(reserve(0, room), a);
+		EXPECT_EQ(grown, 0u);
+		EXPECT_TRUE(plans.empty());
+	}
+}
+
+TEST_F(Pool, AFailedAllocationFailsTheGetAndChangesNothing)
+{
+	ASSERT_NE(make(params(2, 1024, CQP_POOL_RESIZE)), nullptr);
+	ASSERT_NE(reserve(0, 10), nullptr);
+	std::string before = snapshot();
+	fail_alloc = true;
+	int rc = CQP_OK;
+	EXPECT_EQ(reserve(1, 10, &rc), nullptr);
+	EXPECT_EQ(rc, CQP_ENOMEM);
+	EXPECT_EQ(snapshot(), before);
+	EXPECT_TRUE(discarded.empty());
+}
+
+TEST_F(Pool, AResizeFailedForWantOfMemoryFailsTheGetAndIsNotTriedAgain)
+{
+	ASSERT_NE(make(params(1, 1024, CQP_POOL_RESIZE)), nullptr);
+	cqp_cq *a = reserve(0, 10);
+	ASSERT_NE(a, nullptr);
+	std::string before = snapshot();
+	resize_enomem = true;
+	plans.clear();
+	int rc = CQP_OK;
+	EXPECT_EQ(reserve(0, a->size, &rc), nullptr);
+	EXPECT_EQ(rc, CQP_ENOMEM);
+	EXPECT_EQ(snapshot(), before);
+	ASSERT_EQ(plans.size(), 1u);
+	EXPECT_EQ(plans[0].kind, CQP_PLAN_RESIZE);
+	/* the vector grows by a new CQ now */
+	resize_enomem = false;
+	plans.clear();
+	cqp_cq *b = reserve(0, a->size);
+	ASSERT_NE(b, nullptr);
+	EXPECT_NE(b, a);
+	ASSERT_EQ(plans.size(), 1u);
+	EXPECT_EQ(plans[0].kind, CQP_PLAN_NEW);
+}
+
+TEST_F(Pool, OtherGetsDuringTheVerbDoNotTakeTheRoomANewCqMade)
+{
+	ASSERT_NE(make(params(1, 64)), nullptr);
+	cqp_cq *a = reserve(0, 64);
+	ASSERT_NE(a, nullptr);
+	/*
+	 * While the new CQ is allocated, a put frees room on the old one and
+	 * a get that fits takes it: the new CQ still goes to the get that
+	 * made it.
+	 */
+	during_verb = [this, a] {
+		during_verb = nullptr;
+		EXPECT_EQ(cqp_pool_release(pool, a, 64, now), CQP_OK);
+		EXPECT_EQ(reserve(0, 64), a);
+	};
+	cqp_cq *b = reserve(0, 64);
+	ASSERT_NE(b, nullptr);
+	EXPECT_NE(b, a);
+	EXPECT_EQ(b->reserved, 64u);
+	EXPECT_EQ(cqp_pool_check(pool), CQP_OK);
+}
+
+TEST_F(Pool, AResizeThatDoesNotGrowEndsTheGetAfterMaxGrowths)
+{
+	ASSERT_NE(make(params(1, 1u << 20, CQP_POOL_RESIZE)), nullptr);
+	cqp_cq *a = reserve(0, 10);
+	ASSERT_NE(a, nullptr);
+	/* a driver that reports success and keeps the old size */
+	resize_to = [](const cqp_cq *cq) { return cq->size; };
+	plans.clear();
+	int rc = CQP_OK;
+	EXPECT_EQ(reserve(0, 10, &rc), nullptr);
+	EXPECT_EQ(rc, CQP_ELOOP);
+	EXPECT_EQ(grown, cqp_u32(CQP_MAX_GROW));
+	EXPECT_EQ(plans.size(), size_t(CQP_MAX_GROW));
+	EXPECT_EQ(a->reserved, 10u);
+	EXPECT_EQ(cqp_pool_check(pool), CQP_OK);
+}
+
+TEST_F(Pool, AClosedPoolRefusesEveryGet)
+{
+	ASSERT_NE(make(params(1, 64, CQP_POOL_RESIZE)), nullptr);
+	cqp_cq *a = reserve(0, 10);
+	ASSERT_NE(a, nullptr);
+	cqp_pool_close(pool);
+	std::string before = snapshot();
+	int rc = CQP_OK;
+	EXPECT_EQ(reserve(0, 1, &rc), nullptr);
+	EXPECT_EQ(rc, CQP_ENODEV);
+	cqp_cq *cq = nullptr;
+	cqp_plan plan;
+	EXPECT_EQ(reserve_once(0, 1, &cq, &plan), CQP_ENODEV);
+	EXPECT_EQ(snapshot(), before);
+	/* puts and the reclaim go on */
+	EXPECT_EQ(cqp_pool_release(pool, a, 10, now), CQP_OK);
+	EXPECT_EQ(take_idle(), a);
+}
+
+TEST_F(Pool, APoolClosedDuringTheVerbKeepsTheNewCqIdleAndFailsTheGet)
+{
+	ASSERT_NE(make(params(1, 64)), nullptr);
+	during_verb = [this] { cqp_pool_close(pool); };
+	int rc = CQP_OK;
+	EXPECT_EQ(reserve(0, 10, &rc), nullptr);
+	EXPECT_EQ(rc, CQP_ENODEV);
+	EXPECT_EQ(grown, 1u);
+	/* the CQ made is in the ledger, idle, for the removal to free */
+	cqp_pool_stats st = stats();
+	EXPECT_EQ(st.cqs, 1u);
+	EXPECT_EQ(st.idle_cqs, 1u);
+	EXPECT_EQ(st.users, 0u);
+	EXPECT_TRUE(discarded.empty());
+}
+
+TEST_F(Pool, ANewCqTheLedgerCannotTakeIsHandedBack)
+{
+	ASSERT_NE(make(params(1, 64, 0, 0, 1)), nullptr);
+	/*
+	 * Another get grows the pool to max_cqs while this one allocates
+	 * (the glue's growth lock rules that out; the ledger copes anyway).
+	 */
+	during_verb = [this] {
+		during_verb = nullptr;
+		EXPECT_NE(reserve(0, 10), nullptr);
+	};
+	int rc = CQP_OK;
+	EXPECT_EQ(reserve(0, 10, &rc), nullptr);
+	EXPECT_EQ(rc, CQP_ENOSPC);
+	ASSERT_EQ(discarded.size(), 1u);
+	EXPECT_EQ(in_pool.count(discarded[0]), 0u);
+	EXPECT_EQ(stats().cqs, 1u);
 }
 
 TEST_F(Pool, WithoutResizeEachNewCqIsAsLargeAsTheVectorsCqsTogether)
