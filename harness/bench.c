@@ -134,8 +134,8 @@ static void cqpool_bench_sample(struct cqpool_bench_ctx *b)
 		a->reserved_cqes = (u64)b->cqs * a->nr_cqe;
 		return;
 	}
-	if (b->pool) {
-		cqpool_pool_stats(b->pool, &st);
+	if (a->cq_mode == CQPOOL_CQ_POOL) {
+		cqpool_pool_stats(b->src.pool, &st);
 		a->cqs = st.cqs;
 		a->cqes = st.cqes;
 		a->reserved_cqes = st.reserved;
@@ -364,6 +364,10 @@ static bool cqpool_bench_valid(const struct cqpool_bench *a)
 	u32 most = a->kind == CQPOOL_BENCH_STORM ? CQPOOL_MAX_FD_OBJECTS :
 						   CQPOOL_BENCH_MAX_ITER;
 
+	/* Only a storm runs on the shared pool: get/put need fixed CQs. */
+	if ((a->flags & CQPOOL_BENCH_F_SHARED) &&
+	    (a->kind != CQPOOL_BENCH_STORM || a->cq_mode != CQPOOL_CQ_POOL))
+		return false;
 	return a->kind <= CQPOOL_BENCH_STORM &&
 	       a->cq_mode <= CQPOOL_CQ_PER_QP &&
 	       a->poll_ctx <= CQPOOL_POLL_UNBOUND_WORKQUEUE &&
@@ -399,8 +403,10 @@ static void cqpool_bench_removal(struct cqpool_event_handler *h,
  *
  * CQPOOL_CQ_POOL runs on a pool made for the run and destroyed after it:
  * of fixed CQPOOL_BENCH_CQ CQs for GET_PUT and CHURN, sized to demand
- * for STORM.  CQPOOL_CQ_UPSTREAM runs on the device's own pool, whose
- * CQs upstream keeps; they count in the next upstream run.
+ * for STORM; a STORM with CQPOOL_BENCH_F_SHARED runs on the device's
+ * shared pool of @poll_ctx instead, warm within the idle timeout.
+ * CQPOOL_CQ_UPSTREAM runs on the device's own pool, whose CQs upstream
+ * keeps; they count in the next upstream run.
  * CQPOOL_CQ_PER_QP allocates and frees one CQ of @nr_cqe per get.
  *
  * Context: process context.
@@ -443,7 +449,7 @@ int cqpool_bench_run(struct cqpool_session *s, void *arg)
 		ret = -ENOSPC;
 		goto out_unhold;
 	}
-	if (a->cq_mode == CQPOOL_CQ_POOL) {
+	if (a->cq_mode == CQPOOL_CQ_POOL && !(a->flags & CQPOOL_BENCH_F_SHARED)) {
 		if (a->kind != CQPOOL_BENCH_STORM) {
 			attr.cq_size = CQPOOL_BENCH_CQ;
 			attr.flags = CQPOOL_F_NO_RESIZE;

@@ -29,9 +29,9 @@
  * waits longer than the VMs' hung-task timeout (30 s) would be reported
  * as hung, so each ends after RACE_PER_ROUND removals or RACE_ROUND_S,
  * and there are rounds enough for a slow machine: one removal takes 1 to
- * 6 s there, the most with cqpool built for coverage (two runs in a row
- * saw 3 or 4 a round, 200 in 59 rounds of the 64 there were), and the
- * rounds after the target skip.
+ * 6 s there, the most with cqpool built for coverage and the host busy
+ * (with the consumers at nice 0, rounds saw 3 or 4; at nice 19, 5 to 7),
+ * and the rounds after the target skip.
  */
 #define RACE_PER_ROUND		20
 #define RACE_ROUNDS		96

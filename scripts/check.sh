@@ -197,7 +197,7 @@ kernel_doc_clean() {
 	local f sym bad=0
 
 	perl "$src/scripts/kernel-doc" -none -Werror module/*.c harness/*.c \
-		takeover/*.c include/cqpool/*.h || return 1
+		takeover/*.c include/cqpool/*.h include/uapi/linux/cqpool.h || return 1
 	for f in module/*.c harness/*.c takeover/*.c; do
 		for sym in $(sed -n 's/^EXPORT_SYMBOL[A-Z_]*(\([a-z0-9_]*\)[,)].*/\1/p' "$f"); do
 			# An exported variable is documented where it is declared.

@@ -436,6 +436,42 @@ TEST_F(hardening, bench_beyond_its_entry_limit_is_enospc)
 	EXPECT_EQ(0, users());
 }
 
+TEST_F(hardening, bench_shared_flag_is_for_a_storm_on_cqpool_only)
+{
+	struct cqpool_bench b = {
+		.size = sizeof(b),
+		.flags = CQPOOL_BENCH_F_SHARED,
+		.kind = CQPOOL_BENCH_GET_PUT,
+		.cq_mode = CQPOOL_CQ_POOL,
+		.poll_ctx = CQPOOL_POLL_WORKQUEUE,
+		.nr_cqe = 16,
+		.prefill = 1,
+		.iterations = 1,
+	};
+
+	strcpy(b.device, "rxe0");
+	/* get/put needs a pool of fixed CQs: not the shared one */
+	EXPECT_EQ(-1, ioctl(self->fd, CQPOOL_IOC_BENCH, &b));
+	EXPECT_EQ(EINVAL, errno);
+	b.kind = CQPOOL_BENCH_STORM;
+	b.prefill = 0;
+	b.cq_mode = CQPOOL_CQ_UPSTREAM;
+	EXPECT_EQ(-1, ioctl(self->fd, CQPOOL_IOC_BENCH, &b));
+	EXPECT_EQ(EINVAL, errno);
+	b.cq_mode = CQPOOL_CQ_POOL;
+	b.flags = CQPOOL_BENCH_F_SHARED << 1;
+	EXPECT_EQ(-1, ioctl(self->fd, CQPOOL_IOC_BENCH, &b));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(0, users());
+	/* a storm on the shared pool: its CQs count, and nothing is held */
+	b.flags = CQPOOL_BENCH_F_SHARED;
+	b.iterations = 4;
+	ASSERT_EQ(0, ioctl(self->fd, CQPOOL_IOC_BENCH, &b));
+	EXPECT_GE(b.cqs, 1);
+	EXPECT_EQ(4 * 16, b.reserved_cqes);
+	EXPECT_EQ(0, users());
+}
+
 TEST_F(hardening, bench_ends_when_its_caller_is_killed)
 {
 	struct cqpool_bench b = {

@@ -13,7 +13,9 @@
 # (upstream keeps one list per context) and the scenarios that must see a
 # fresh upstream run first on theirs:
 #   workqueue  first 32-CQE reservation (first in the boot), then mixed
-#   softirq    storm (its first upstream round is cold), then traffic
+#   softirq    storm (its first upstream round is cold), the storm warm
+#              against warm, then traffic; last, after rxe0 is re-added,
+#              the storm cold against cold
 #   unbound    get/put and churn, prefill 1, 64, 1024 in increasing order,
 #              so upstream's list holds exactly the prefilled CQs
 
@@ -73,6 +75,14 @@ bench storm $ctl bench --kind storm --device $dev --poll softirq \
 	--modes cqpool,upstream,perqp --iterations 4096 --nr-cqe 513 \
 	--rounds "$rounds"
 
+# 3b. The same storm warm against warm: cqpool on the device's shared
+#     softirq pool, which keeps its CQs for the idle timeout, against
+#     upstream's softirq CQs, kept since the storm above.  Round 1 fills
+#     cqpool's pool; the report takes rounds 2+.
+bench storm-warm $ctl bench --kind storm --device $dev --poll softirq \
+	--modes cqpool,upstream --shared --iterations 4096 --nr-cqe 513 \
+	--rounds "$rounds"
+
 # 4. get/put latency, room in the first CQ upstream scans (getput) and in
 #    the last one (churn).
 for p in 1 64 1024; do
@@ -93,6 +103,23 @@ for pairs in 32 128; do
 			--mode all --seconds 3
 		r=$((r + 1))
 	done
+done
+
+# 6. The storm cold against cold, 3 samples: rxe0 deleted and re-added
+#    before each, so that upstream's pool is new too.  Last, as the new
+#    device has none of the CQs the scenarios above rely on.
+for k in 1 2 3; do
+	/usr/bin/rdma link delete rxe0 || status=1
+	/usr/bin/rdma link add rxe0 type rxe netdev v0 || status=1
+	i=0
+	until /usr/bin/rdma link show rxe0/1 2>/dev/null | grep -q ACTIVE; do
+		i=$((i + 1))
+		[ $i -lt 100 ] || { echo "cqpool-bench: rxe0 not ACTIVE"; status=1; break; }
+		sleep 0.1
+	done
+	bench "storm-cold-$k" $ctl bench --kind storm --device $dev \
+		--poll softirq --modes upstream,cqpool --iterations 4096 \
+		--nr-cqe 513 --rounds 1
 done
 
 rmmod cqpool_harness cqpool

@@ -563,12 +563,19 @@ enum cqpool_bench_kind {
 	CQPOOL_BENCH_STORM = 2,
 };
 
+/* struct cqpool_bench's @flags: a STORM on cqpool's shared pool. */
+#define CQPOOL_BENCH_F_SHARED	(1U << 0)
+/* The most entries a benchmark run holds at once (struct cqpool_bench). */
+#define CQPOOL_BENCH_MAX_CQES	(1U << 23)
+
 /**
  * struct cqpool_bench - argument of CQPOOL_IOC_BENCH
  * @size: in: sizeof(struct cqpool_bench)
- * @flags: in: must be zero
+ * @flags: in: CQPOOL_BENCH_F_SHARED or zero
  * @kind: in: enum cqpool_bench_kind
- * @cq_mode: in: CQPOOL_CQ_POOL (a fresh owned pool), CQPOOL_CQ_UPSTREAM,
+ * @cq_mode: in: CQPOOL_CQ_POOL (a fresh owned pool; with
+ *	CQPOOL_BENCH_F_SHARED, for a STORM only, the device's shared pool of
+ *	@poll_ctx, which keeps its CQs for the idle timeout), CQPOOL_CQ_UPSTREAM,
  *	or CQPOOL_CQ_PER_QP (an ib_alloc_cq() per get, no prefill)
  * @device: in: the RDMA device
  * @poll_ctx: in: enum cqpool_poll_ctx
@@ -589,8 +596,6 @@ enum cqpool_bench_kind {
  * 4096 entries on every vector, or a STORM's @iterations x @nr_cqe), else
  * ENOSPC; it ends with EINTR when its caller is killed.
  */
-#define CQPOOL_BENCH_MAX_CQES	(1U << 23)
-
 struct cqpool_bench {
 	__u32 size;
 	__u32 flags;

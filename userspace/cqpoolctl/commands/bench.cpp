@@ -44,6 +44,8 @@ const CommandSpec bench_spec = {
 		{"iterations", "N", "operations per round (default 10000; storm 1024; mixed 1024)"},
 		{"rounds", "R", "A/B rounds (default 5)"},
 		{"poll", "CTX", "softirq|workqueue|unbound (default softirq)"},
+		{"shared", nullptr, "storm: cqpool on the device's shared pool, warm "
+				    "within its idle timeout, not a fresh one"},
 		{"json", nullptr, "JSON output"},
 	},
 };
@@ -333,6 +335,9 @@ int cmd_bench(const Args &args, const Context &ctx)
 		return usage_error(bench_spec, err);
 	if (mixed)
 		return cmd_mixed(dev, modes, poll, iterations, rounds, ctx);
+	bool shared = args.has("shared");
+	if (shared && !storm)
+		return usage_error(bench_spec, "--shared is for --kind storm");
 
 	Error e = open_cqpool(cq);
 	if (e)
@@ -351,6 +356,8 @@ int cmd_bench(const Args &args, const Context &ctx)
 
 			b.kind = kind;
 			b.cq_mode = x.mode;
+			if (shared && x.mode == CQPOOL_CQ_POOL)
+				b.flags = CQPOOL_BENCH_F_SHARED;
 			set_name(b.device, dev);
 			b.poll_ctx = poll;
 			b.nr_cqe = nr_cqe;
@@ -396,6 +403,8 @@ int cmd_bench(const Args &args, const Context &ctx)
 		j.field("rounds", rounds).field("poll_ctx", poll_ctx_name(poll));
 		if (!storm)
 			j.field("prefill", prefill);
+		else
+			j.field("shared", shared);
 		for (size_t m = 0; m < s.size(); m++) {
 			j.key(s[m].name).begin_object();
 			j.field("skipped", s[m].skipped);

@@ -189,6 +189,20 @@ TEST_F(Commands, BenchAlternatesAndComparesMedians)
 		<< err;
 }
 
+TEST_F(Commands, BenchSharedPutsCqpoolsStormOnTheSharedPool)
+{
+	EXPECT_EQ(run(bench_cmd, {"--device", "rxe0", "--kind", "storm", "--rounds", "2",
+				  "--shared"}, true),
+		  0)
+		<< err;
+	// cqpool's runs carry the flag, upstream's never do.
+	EXPECT_EQ(k.bench_flags, (std::vector<uint32_t>{ CQPOOL_BENCH_F_SHARED, 0,
+							 CQPOOL_BENCH_F_SHARED, 0 }));
+	EXPECT_TRUE(has(out, R"("shared":true)")) << out;
+	EXPECT_EQ(run(bench_cmd, {"--device", "rxe0", "--shared"}), EXIT_USAGE);
+	EXPECT_TRUE(has(err, "--shared is for --kind storm")) << err;
+}
+
 TEST_F(Commands, InjectShowsWhatArrived)
 {
 	EXPECT_EQ(run(inject_cmd, {"sq-drain", "--device", "rxe0"}, true), 0);

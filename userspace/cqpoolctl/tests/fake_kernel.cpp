@@ -273,8 +273,12 @@ int do_ioctl(int fd, unsigned long req, void *arg)
 		auto *b = static_cast<cqpool_bench *>(arg);
 
 		if (!size_ok<cqpool_bench>(arg) ||
-		    (b->kind == CQPOOL_BENCH_STORM) != !b->prefill)
+		    (b->kind == CQPOOL_BENCH_STORM) != !b->prefill ||
+		    (b->flags & ~CQPOOL_BENCH_F_SHARED) ||
+		    (b->flags && (b->kind != CQPOOL_BENCH_STORM ||
+				  b->cq_mode != CQPOOL_CQ_POOL)))
 			return fail(EINVAL);
+		k.bench_flags.push_back(b->flags);
 		if (b->cq_mode == CQPOOL_CQ_UPSTREAM && k.upstream_busy)
 			return fail(EBUSY);
 		// cqpool: 100 ns per get, upstream 200 ns.
