@@ -364,9 +364,11 @@ static bool cqpool_bench_valid(const struct cqpool_bench *a)
 	u32 most = a->kind == CQPOOL_BENCH_STORM ? CQPOOL_MAX_FD_OBJECTS :
 						   CQPOOL_BENCH_MAX_ITER;
 
-	/* Only a storm runs on the shared pool: get/put need fixed CQs. */
-	if ((a->flags & CQPOOL_BENCH_F_SHARED) &&
-	    (a->kind != CQPOOL_BENCH_STORM || a->cq_mode != CQPOOL_CQ_POOL))
+	/* Only a storm chooses its pool: get/put need fixed CQs. */
+	if (a->flags &&
+	    (a->kind != CQPOOL_BENCH_STORM || a->cq_mode != CQPOOL_CQ_POOL ||
+	     (a->flags & CQPOOL_BENCH_F_SHARED &&
+	      a->flags & CQPOOL_BENCH_F_NO_RESIZE)))
 		return false;
 	return a->kind <= CQPOOL_BENCH_STORM &&
 	       a->cq_mode <= CQPOOL_CQ_PER_QP &&
@@ -403,8 +405,9 @@ static void cqpool_bench_removal(struct cqpool_event_handler *h,
  *
  * CQPOOL_CQ_POOL runs on a pool made for the run and destroyed after it:
  * of fixed CQPOOL_BENCH_CQ CQs for GET_PUT and CHURN, sized to demand
- * for STORM; a STORM with CQPOOL_BENCH_F_SHARED runs on the device's
- * shared pool of @poll_ctx instead, warm within the idle timeout.
+ * for STORM (growing by new CQs alone with CQPOOL_BENCH_F_NO_RESIZE); a
+ * STORM with CQPOOL_BENCH_F_SHARED runs on the device's shared pool of
+ * @poll_ctx instead, warm within the idle timeout.
  * CQPOOL_CQ_UPSTREAM runs on the device's own pool, whose CQs upstream
  * keeps; they count in the next upstream run.
  * CQPOOL_CQ_PER_QP allocates and frees one CQ of @nr_cqe per get.
@@ -452,6 +455,8 @@ int cqpool_bench_run(struct cqpool_session *s, void *arg)
 	if (a->cq_mode == CQPOOL_CQ_POOL && !(a->flags & CQPOOL_BENCH_F_SHARED)) {
 		if (a->kind != CQPOOL_BENCH_STORM) {
 			attr.cq_size = CQPOOL_BENCH_CQ;
+			attr.flags = CQPOOL_F_NO_RESIZE;
+		} else if (a->flags & CQPOOL_BENCH_F_NO_RESIZE) {
 			attr.flags = CQPOOL_F_NO_RESIZE;
 		}
 		b.pool = cqpool_create(b.dev, &attr);

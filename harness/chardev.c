@@ -145,7 +145,8 @@ static const struct cqpool_cmd cqpool_cmds[] = {
 	CQPOOL_CMD(CQPOOL_IOC_TRIGGER, struct cqpool_trigger,
 		   CQPOOL_TRIGGER_SIZE_VER0, 0, cqpool_session_trigger),
 	CQPOOL_CMD(CQPOOL_IOC_BENCH, struct cqpool_bench,
-		   CQPOOL_BENCH_SIZE_VER0, CQPOOL_BENCH_F_SHARED,
+		   CQPOOL_BENCH_SIZE_VER0,
+		   CQPOOL_BENCH_F_SHARED | CQPOOL_BENCH_F_NO_RESIZE,
 		   cqpool_bench_run),
 };
 

@@ -143,6 +143,16 @@ def summarize(raw):
         if "cqpool" in st and "perqp" in st:
             st["ratio_perqp"] = ratio(st["cqpool"]["total_ms"]["median"],
                                       st["perqp"]["total_ms"]["median"])
+        # The growth policy's alternative: new CQs only, never a resize.
+        nr = raw.get("storm-noresize")
+        m = bench_series(nr, "cqpool") if nr else None
+        if m and "cqpool" in st:
+            it = nr["iterations"]
+            tot = [(g + p) * it / 1e6 for g, p in zip(m["get_ns_rounds"], m["put_ns_rounds"])]
+            st["noresize"] = {"total_ms": spread(tot), "cqs": spread(m["cqs_rounds"]),
+                              "cqes": spread(m["cqes_rounds"])}
+            st["ratio_noresize"] = ratio(st["noresize"]["total_ms"]["median"],
+                                         st["cqpool"]["total_ms"]["median"])
         s["storm"] = st
 
     # Storms like against like.  Cold: a re-added device, so that upstream's
@@ -399,6 +409,10 @@ def markdown(res):
                 cell(u["cold"]["total_ms"], 1), fmt(u["cold"]["cqs"]), fmt(u["cold"]["cqes"])))
             w("| upstream warm (rounds 2+) | %s | | | %s | %s |" % (
                 cell(u["warm"]["total_ms"], 1), cell(u["warm"]["cqs"]), cell(u["warm"]["cqes"])))
+        n = st.get("noresize")
+        if n:
+            w("| cqpool, new CQs only (no resize; cold) | %s | | | %s | %s |" % (
+                cell(n["total_ms"], 1), cell(n["cqs"]), cell(n["cqes"])))
         p = st.get("perqp")
         if p:
             w("| one CQ per QP | %s | %s | %s | %s | %s |" % (
@@ -407,6 +421,13 @@ def markdown(res):
         w("")
         w("cqpool/upstream: %s against cold, %s against warm; cqpool/per-QP %s." % (
             rcell(st.get("ratio_cold")), rcell(st.get("ratio_warm")), rcell(st.get("ratio_perqp"))))
+        if st.get("ratio_noresize") is not None:
+            w("")
+            w("The growth policy against its alternative, both cold: growing by new CQs only")
+            w("takes %s the time of the default (each vector's CQ resized in place up to the"
+              % rcell(st["ratio_noresize"]))
+            w("device's largest, then new CQs). On rxe a resize allocates a new queue and")
+            w("copies the old one into it; a new CQ only allocates.")
         w("")
     like = s.get("storm_like")
     if like:

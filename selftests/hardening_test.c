@@ -436,7 +436,7 @@ TEST_F(hardening, bench_beyond_its_entry_limit_is_enospc)
 	EXPECT_EQ(0, users());
 }
 
-TEST_F(hardening, bench_shared_flag_is_for_a_storm_on_cqpool_only)
+TEST_F(hardening, bench_storm_flags_are_for_a_storm_on_cqpool_only)
 {
 	struct cqpool_bench b = {
 		.size = sizeof(b),
@@ -459,7 +459,11 @@ TEST_F(hardening, bench_shared_flag_is_for_a_storm_on_cqpool_only)
 	EXPECT_EQ(-1, ioctl(self->fd, CQPOOL_IOC_BENCH, &b));
 	EXPECT_EQ(EINVAL, errno);
 	b.cq_mode = CQPOOL_CQ_POOL;
-	b.flags = CQPOOL_BENCH_F_SHARED << 1;
+	b.flags = CQPOOL_BENCH_F_NO_RESIZE << 1;
+	EXPECT_EQ(-1, ioctl(self->fd, CQPOOL_IOC_BENCH, &b));
+	EXPECT_EQ(EINVAL, errno);
+	/* the shared pool resizes: not both */
+	b.flags = CQPOOL_BENCH_F_SHARED | CQPOOL_BENCH_F_NO_RESIZE;
 	EXPECT_EQ(-1, ioctl(self->fd, CQPOOL_IOC_BENCH, &b));
 	EXPECT_EQ(EINVAL, errno);
 	EXPECT_EQ(0, users());
@@ -468,6 +472,11 @@ TEST_F(hardening, bench_shared_flag_is_for_a_storm_on_cqpool_only)
 	b.iterations = 4;
 	ASSERT_EQ(0, ioctl(self->fd, CQPOOL_IOC_BENCH, &b));
 	EXPECT_GE(b.cqs, 1);
+	EXPECT_EQ(4 * 16, b.reserved_cqes);
+	EXPECT_EQ(0, users());
+	/* and on a fresh pool that never resizes */
+	b.flags = CQPOOL_BENCH_F_NO_RESIZE;
+	ASSERT_EQ(0, ioctl(self->fd, CQPOOL_IOC_BENCH, &b));
 	EXPECT_EQ(4 * 16, b.reserved_cqes);
 	EXPECT_EQ(0, users());
 }

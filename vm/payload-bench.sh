@@ -75,6 +75,13 @@ bench storm $ctl bench --kind storm --device $dev --poll softirq \
 	--modes cqpool,upstream,perqp --iterations 4096 --nr-cqe 513 \
 	--rounds "$rounds"
 
+# 3a. The same storm on a fresh cqpool pool that grows by new CQs alone,
+#     never resizing one: the growth policy's alternative, cold as the
+#     storm's cqpool rounds.
+bench storm-noresize $ctl bench --kind storm --device $dev --poll softirq \
+	--modes cqpool --no-resize --iterations 4096 --nr-cqe 513 \
+	--rounds "$rounds"
+
 # 3b. The same storm warm against warm: cqpool on the device's shared
 #     softirq pool, which keeps its CQs for the idle timeout, against
 #     upstream's softirq CQs, kept since the storm above.  Round 1 fills

@@ -563,19 +563,26 @@ enum cqpool_bench_kind {
 	CQPOOL_BENCH_STORM = 2,
 };
 
-/* struct cqpool_bench's @flags: a STORM on cqpool's shared pool. */
-#define CQPOOL_BENCH_F_SHARED	(1U << 0)
+/*
+ * struct cqpool_bench's @flags, for a STORM on cqpool only: on the
+ * device's shared pool; on a fresh pool that grows by new CQs alone,
+ * never resizing one (CQPOOL_F_NO_RESIZE).  Not both.
+ */
+#define CQPOOL_BENCH_F_SHARED		(1U << 0)
+#define CQPOOL_BENCH_F_NO_RESIZE	(1U << 1)
 /* The most entries a benchmark run holds at once (struct cqpool_bench). */
 #define CQPOOL_BENCH_MAX_CQES	(1U << 23)
 
 /**
  * struct cqpool_bench - argument of CQPOOL_IOC_BENCH
  * @size: in: sizeof(struct cqpool_bench)
- * @flags: in: CQPOOL_BENCH_F_SHARED or zero
+ * @flags: in: CQPOOL_BENCH_F_SHARED, CQPOOL_BENCH_F_NO_RESIZE or zero
  * @kind: in: enum cqpool_bench_kind
  * @cq_mode: in: CQPOOL_CQ_POOL (a fresh owned pool; with
  *	CQPOOL_BENCH_F_SHARED, for a STORM only, the device's shared pool of
- *	@poll_ctx, which keeps its CQs for the idle timeout), CQPOOL_CQ_UPSTREAM,
+ *	@poll_ctx, which keeps its CQs for the idle timeout; with
+ *	CQPOOL_BENCH_F_NO_RESIZE, a fresh pool that never resizes a CQ),
+ *	CQPOOL_CQ_UPSTREAM,
  *	or CQPOOL_CQ_PER_QP (an ib_alloc_cq() per get, no prefill)
  * @device: in: the RDMA device
  * @poll_ctx: in: enum cqpool_poll_ctx

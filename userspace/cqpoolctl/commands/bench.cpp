@@ -46,6 +46,8 @@ const CommandSpec bench_spec = {
 		{"poll", "CTX", "softirq|workqueue|unbound (default softirq)"},
 		{"shared", nullptr, "storm: cqpool on the device's shared pool, warm "
 				    "within its idle timeout, not a fresh one"},
+		{"no-resize", nullptr, "storm: cqpool's fresh pool grows by new CQs "
+				       "only, never resizing one"},
 		{"json", nullptr, "JSON output"},
 	},
 };
@@ -335,9 +337,11 @@ int cmd_bench(const Args &args, const Context &ctx)
 		return usage_error(bench_spec, err);
 	if (mixed)
 		return cmd_mixed(dev, modes, poll, iterations, rounds, ctx);
-	bool shared = args.has("shared");
-	if (shared && !storm)
-		return usage_error(bench_spec, "--shared is for --kind storm");
+	bool shared = args.has("shared"), no_resize = args.has("no-resize");
+	if ((shared || no_resize) && !storm)
+		return usage_error(bench_spec, "--shared and --no-resize are for --kind storm");
+	if (shared && no_resize)
+		return usage_error(bench_spec, "--shared or --no-resize: the shared pool resizes");
 
 	Error e = open_cqpool(cq);
 	if (e)
@@ -356,8 +360,9 @@ int cmd_bench(const Args &args, const Context &ctx)
 
 			b.kind = kind;
 			b.cq_mode = x.mode;
-			if (shared && x.mode == CQPOOL_CQ_POOL)
-				b.flags = CQPOOL_BENCH_F_SHARED;
+			if (x.mode == CQPOOL_CQ_POOL)
+				b.flags = (shared ? CQPOOL_BENCH_F_SHARED : 0) |
+					  (no_resize ? CQPOOL_BENCH_F_NO_RESIZE : 0);
 			set_name(b.device, dev);
 			b.poll_ctx = poll;
 			b.nr_cqe = nr_cqe;
@@ -404,7 +409,7 @@ int cmd_bench(const Args &args, const Context &ctx)
 		if (!storm)
 			j.field("prefill", prefill);
 		else
-			j.field("shared", shared);
+			j.field("shared", shared).field("no_resize", no_resize);
 		for (size_t m = 0; m < s.size(); m++) {
 			j.key(s[m].name).begin_object();
 			j.field("skipped", s[m].skipped);

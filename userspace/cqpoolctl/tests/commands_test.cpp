@@ -189,7 +189,7 @@ TEST_F(Commands, BenchAlternatesAndComparesMedians)
 		<< err;
 }
 
-TEST_F(Commands, BenchSharedPutsCqpoolsStormOnTheSharedPool)
+TEST_F(Commands, BenchStormFlagsGoToCqpoolsRunsOnly)
 {
 	EXPECT_EQ(run(bench_cmd, {"--device", "rxe0", "--kind", "storm", "--rounds", "2",
 				  "--shared"}, true),
@@ -200,7 +200,17 @@ TEST_F(Commands, BenchSharedPutsCqpoolsStormOnTheSharedPool)
 							 CQPOOL_BENCH_F_SHARED, 0 }));
 	EXPECT_TRUE(has(out, R"("shared":true)")) << out;
 	EXPECT_EQ(run(bench_cmd, {"--device", "rxe0", "--shared"}), EXIT_USAGE);
-	EXPECT_TRUE(has(err, "--shared is for --kind storm")) << err;
+	EXPECT_TRUE(has(err, "--shared and --no-resize are for --kind storm")) << err;
+
+	k.bench_flags.clear();
+	EXPECT_EQ(run(bench_cmd, {"--device", "rxe0", "--kind", "storm", "--rounds", "1",
+				  "--no-resize", "--modes", "cqpool"}),
+		  0)
+		<< err;
+	EXPECT_EQ(k.bench_flags, (std::vector<uint32_t>{ CQPOOL_BENCH_F_NO_RESIZE }));
+	EXPECT_EQ(run(bench_cmd, {"--device", "rxe0", "--kind", "storm", "--shared",
+				  "--no-resize"}),
+		  EXIT_USAGE);
 }
 
 TEST_F(Commands, InjectShowsWhatArrived)

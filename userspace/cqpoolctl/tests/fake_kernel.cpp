@@ -274,7 +274,8 @@ int do_ioctl(int fd, unsigned long req, void *arg)
 
 		if (!size_ok<cqpool_bench>(arg) ||
 		    (b->kind == CQPOOL_BENCH_STORM) != !b->prefill ||
-		    (b->flags & ~CQPOOL_BENCH_F_SHARED) ||
+		    (b->flags & ~(CQPOOL_BENCH_F_SHARED | CQPOOL_BENCH_F_NO_RESIZE)) ||
+		    b->flags == (CQPOOL_BENCH_F_SHARED | CQPOOL_BENCH_F_NO_RESIZE) ||
 		    (b->flags && (b->kind != CQPOOL_BENCH_STORM ||
 				  b->cq_mode != CQPOOL_CQ_POOL)))
 			return fail(EINVAL);
