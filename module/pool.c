@@ -577,6 +577,7 @@ struct cqpool_grower {
  */
 static int cqpool_grow(struct cqp_grower *g, const struct cqp_plan *plan,
 		       struct cqp_grown *out)
+	__must_hold(&pool->lock)
 {
 	struct cqpool_grower *gr = container_of(g, struct cqpool_grower, g);
 	struct cqpool *pool = gr->pool;
