@@ -625,7 +625,10 @@ static void cqpool_grew(struct cqp_grower *g, const struct cqp_plan *plan,
 	}
 }
 
-/* Only growths add CQs, one at a time, as planned: never taken. */
+/*
+ * The ledger refuses a new CQ only at max_cqs or for a bad vector, which
+ * its own plan rules out while growths run one at a time (grow_lock).
+ */
 static void cqpool_discard(struct cqp_grower *g, struct cqp_cq *lcq)
 {
 	struct cqpool_grower *gr = container_of(g, struct cqpool_grower, g);
