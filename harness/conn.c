@@ -426,8 +426,14 @@ struct cqpool_conn *cqpool_conn_create(const struct cqpool_conn_create *a,
 	c->nr_cqe = a->nr_cqe ?: a->send_depth + a->recv_depth;
 	c->vector_hint = a->vector_hint;
 	c->buf_size = a->msg_size ?: 4096;
-	c->init.cap.max_send_wr = a->send_depth;
-	c->init.cap.max_recv_wr = a->recv_depth;
+	/*
+	 * Each queue has a slot more than its traffic may fill, as a ULP's
+	 * has: ib_drain_qp() posts into both, and a queue still full at the
+	 * teardown (a trigger's work request, a run cut short) would refuse
+	 * it.  6.12's rxe, which flushes from a task, leaves it full then.
+	 */
+	c->init.cap.max_send_wr = a->send_depth + CQPOOL_CONN_DRAIN_WRS;
+	c->init.cap.max_recv_wr = a->recv_depth + CQPOOL_CONN_DRAIN_WRS;
 	c->init.cap.max_send_sge = 1;
 	c->init.cap.max_recv_sge = 1;
 	c->init.sq_sig_type = IB_SIGNAL_REQ_WR;

@@ -18,7 +18,8 @@
 
 struct cqpool_conn;
 
-/* Bytes the bad-rkey trigger writes. */
+/* Work requests each queue has beyond its depth: ib_drain_qp()'s own. */
+#define CQPOOL_CONN_DRAIN_WRS	1
 
 /**
  * struct cqpool_run - one CQPOOL_IOC_TRAFFIC, shared by its connections
@@ -92,7 +93,8 @@ enum {
  * @nr_cqe: entries each QP reserves
  * @vector_hint: as asked
  * @buf_size: bytes of each end's traffic buffer
- * @init: QP attributes of both ends
+ * @init: QP attributes of both ends: each queue as deep as asked, plus
+ *	CQPOOL_CONN_DRAIN_WRS
  * @listen: the server's listening CM id
  * @client: the client end
  * @server: the server end

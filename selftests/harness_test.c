@@ -507,6 +507,32 @@ TEST_F(harness, bad_rkey_trigger_is_an_error_completion)
 	EXPECT_EQ(1, ci.broken);
 }
 
+/*
+ * A connection whose send queue is 1 deep, taken apart while the work
+ * request of a bad-rkey trigger is still in it: the teardown's drain
+ * must find a slot of its own.  Before the harness gave it one, 6.12's
+ * rxe, which flushes a queue in error from a task, refused it each time
+ * ("send queue full"), and ib_drain_qp() warned.
+ */
+TEST_F(harness, drain_after_a_trigger_on_a_full_send_queue)
+{
+	struct cqpool_trigger tr = {
+		.size = sizeof(tr), .kind = CQPOOL_TRIGGER_BAD_RKEY,
+	};
+	struct cqpool_conn_create c;
+	int i;
+
+	for (i = 0; i < 100; i++) {
+		conn_attr(&c, "rxe0", i % 3);
+		c.send_depth = 1;
+		c.recv_depth = 1;
+		ASSERT_EQ(0, ioctl(self->fd, CQPOOL_IOC_CONN_CREATE, &c));
+		tr.conn_id = c.id;
+		ASSERT_EQ(0, ioctl(self->fd, CQPOOL_IOC_TRIGGER, &tr));
+		ASSERT_EQ(0, conn_destroy(self->fd, c.id));
+	}
+}
+
 TEST_F(harness, bad_triggers_are_refused)
 {
 	struct cqpool_trigger tr = { .size = sizeof(tr) };
@@ -582,9 +608,10 @@ TEST_F_TIMEOUT(harness, killed_mid_traffic_leaves_nothing, TRAFFIC_TIMEOUT)
  * Connections in every mode, with traffic running, when their device is
  * deleted: the removal stops the traffic, the session takes the
  * connections apart, and the delete returns without the fd closing.
+ * Each queue holds @depth, and the traffic keeps @depth in flight.
  */
-TEST_F_TIMEOUT(harness, device_removal_under_traffic_takes_connections_apart,
-	       TRAFFIC_TIMEOUT)
+static void remove_under_traffic(struct __test_metadata *_metadata, int fd,
+				 unsigned int depth)
 {
 	struct cqpool_conn_create c[3];
 	struct cqpool_traffic t;
@@ -594,38 +621,58 @@ TEST_F_TIMEOUT(harness, device_removal_under_traffic_takes_connections_apart,
 
 	for (i = 0; i < 3; i++) {
 		conn_attr(&c[i], "rxe0", i);
-		ASSERT_EQ(0, ioctl(self->fd, CQPOOL_IOC_CONN_CREATE, &c[i]));
+		c[i].send_depth = depth;
+		c[i].recv_depth = depth;
+		ASSERT_EQ(0, ioctl(fd, CQPOOL_IOC_CONN_CREATE, &c[i]));
 	}
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (pid == 0) {
 		memset(&t, 0, sizeof(t));
 		t.size = sizeof(t);
+		t.op = CQPOOL_OP_SEND;
 		t.msg_size = 4096;
-		t.depth = 16;
+		t.depth = depth;
 		t.duration_ms = 60000;
 		/* Ends early, its connections broken by the removal. */
-		_exit(ioctl(self->fd, CQPOOL_IOC_TRAFFIC, &t) ? 1 : 0);
+		_exit(ioctl(fd, CQPOOL_IOC_TRAFFIC, &t) ? 1 : 0);
 	}
 	/* In the middle of traffic. */
 	sleep(1);
 	ms = rxe_delete_timed(30);
 	EXPECT_LE(0, ms) TH_LOG("rdma link delete did not return in 30 s");
-	TH_LOG("removal under traffic on 3 connections: %ld ms", ms);
+	TH_LOG("removal under traffic on 3 connections of depth %u: %ld ms",
+	       depth, ms);
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	EXPECT_TRUE(WIFEXITED(status));
 
 	/* Taken apart: no traffic, no listing, but still an id to destroy. */
-	EXPECT_EQ(-1, traffic(self->fd, c[0].id, CQPOOL_OP_SEND, 1, &t));
+	EXPECT_EQ(-1, traffic(fd, c[0].id, CQPOOL_OP_SEND, 1, &t));
 	EXPECT_EQ(ENODEV, errno);
-	EXPECT_EQ(0, list_conns(self->fd, NULL, 0));
+	EXPECT_EQ(0, list_conns(fd, NULL, 0));
 	for (i = 0; i < 3; i++) {
 		struct cqpool_destroy d = { .size = sizeof(d), .id = c[i].id };
 
-		EXPECT_EQ(0, ioctl(self->fd, CQPOOL_IOC_CONN_DESTROY, &d));
+		EXPECT_EQ(0, ioctl(fd, CQPOOL_IOC_CONN_DESTROY, &d));
 	}
 	ASSERT_EQ(0, rxe_add());
 	EXPECT_EQ(0, wait_device_listed("rxe0", 1));
+}
+
+TEST_F_TIMEOUT(harness, device_removal_under_traffic_takes_connections_apart,
+	       TRAFFIC_TIMEOUT)
+{
+	remove_under_traffic(_metadata, self->fd, 16);
+}
+
+/*
+ * rxe makes a queue of 1 exactly 1 deep, so that the traffic keeps both
+ * full when the removal's teardown drains them.
+ */
+TEST_F_TIMEOUT(harness, device_removal_under_full_queues_drains_them,
+	       TRAFFIC_TIMEOUT)
+{
+	remove_under_traffic(_metadata, self->fd, 1);
 }
 
 TEST_HARNESS_MAIN

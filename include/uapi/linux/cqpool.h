@@ -389,9 +389,11 @@ enum cqpool_cq_mode {
  * @poll_ctx: in: enum cqpool_poll_ctx
  * @nr_cqe: in: CQ entries each QP reserves (one CQ for both directions,
  *	as ULPs do), at least @send_depth + @recv_depth so that no
- *	completion, a drain's included, can overrun it; 0 for that sum
- * @send_depth: in: send queue depth of each QP (1..CQPOOL_MAX_DEPTH)
- * @recv_depth: in: receive queue depth of each QP (1..CQPOOL_MAX_DEPTH)
+ *	run's completions can overrun it; 0 for that sum
+ * @send_depth: in: send queue depth of each QP (1..CQPOOL_MAX_DEPTH), all
+ *	of it for traffic: the queue has one slot more, for ib_drain_qp()
+ * @recv_depth: in: receive queue depth of each QP (1..CQPOOL_MAX_DEPTH),
+ *	with one slot more likewise
  * @vector_hint: in: completion vector; -1 for the pool's choice
  * @id: out: the connection, for this file descriptor
  * @client_qpn: out: the client QP's number
