@@ -219,11 +219,11 @@ static int cqpool_traffic_valid(struct cqpool_conn **conns, unsigned int n,
 		const struct cqpool_conn *c = conns[i];
 
 		if (a->msg_size > c->buf_size ||
-		    a->depth + CQPOOL_CONN_DRAIN_WRS >
-		    c->init.cap.max_send_wr ||
+		    a->depth > c->init.cap.max_send_wr -
+			       CQPOOL_CONN_DRAIN_WRS ||
 		    (a->op == CQPOOL_OP_SEND &&
-		     a->depth + CQPOOL_CONN_DRAIN_WRS >
-		     c->init.cap.max_recv_wr))
+		     a->depth > c->init.cap.max_recv_wr -
+				CQPOOL_CONN_DRAIN_WRS))
 			return -EINVAL;
 		if (test_bit(CQPOOL_CONN_BROKEN, &c->flags))
 			return -ENOTCONN;

@@ -371,6 +371,10 @@ TEST_F(harness, bad_traffic_is_refused)
 	t.depth = c.send_depth + 1;
 	EXPECT_EQ(-1, ioctl(self->fd, CQPOOL_IOC_TRAFFIC, &t));
 	EXPECT_EQ(EINVAL, errno);
+	/* So deep that the drain's slot added to it wraps around. */
+	t.depth = UINT32_MAX;
+	EXPECT_EQ(-1, ioctl(self->fd, CQPOOL_IOC_TRAFFIC, &t));
+	EXPECT_EQ(EINVAL, errno);
 	traffic(self->fd, c.id, CQPOOL_OP_SEND, 1, &t);
 	t.msg_size = c.msg_size + 1;
 	EXPECT_EQ(-1, ioctl(self->fd, CQPOOL_IOC_TRAFFIC, &t));
