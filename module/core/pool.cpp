@@ -55,6 +55,10 @@ struct Vector {
 	Treap<cqp_cq, LessUsed> cqs;
 	cqp_cq *growing;	/* the CQ this vector grows in place, if any */
 	cqp_u32 count;
+	/* Since the vector last had no CQ: its largest reservation ... */
+	cqp_u32 peak_nr;
+	/* ... and the largest real size one of its CQs had. */
+	cqp_u32 peak_size;
 	cqp_u64 cqes;
 	cqp_u64 reserved;
 };
@@ -105,6 +109,7 @@ private:
 	{
 		return p_.cq_size ? p_.cq_size : p_.max_cqe;
 	}
+	cqp_u32 grow_cap(const Vector &v, cqp_u32 nr_cqe) const;
 	cqp_u32 new_cq_size(const Vector &v, cqp_u32 nr_cqe) const;
 	void idle_append(cqp_cq *cq, cqp_u64 now);
 	void idle_remove(cqp_cq *cq);
@@ -153,20 +158,36 @@ int Pool::destroy(Pool *pool)
 	return CQP_OK;
 }
 
+/* The size the vector's CQs grow to, with @nr_cqe reserved: CQP_CQ_SHARE. */
+cqp_u32 Pool::grow_cap(const Vector &v, cqp_u32 nr_cqe) const
+{
+	return min_u64(p_.max_cqe, static_cast<cqp_u64>(CQP_CQ_SHARE) *
+					   max_u64(v.peak_nr, nr_cqe));
+}
+
 /*
- * Where the driver can resize, a vector starts a CQ at the size asked for
- * and grows it in place, so nothing is allocated ahead of demand.  Where
- * it cannot, each new CQ is as large as the vector's CQs together: the
- * count of CQs stays logarithmic in the demand, and at most half of what
- * is allocated is ahead of it.
+ * A vector's first CQ starts at the size asked for, so that nothing is
+ * allocated ahead of a small demand, and grows in place.  Later ones
+ * start at half the largest size the vector's CQs reached (up to the
+ * cap), which spares them the small steps of the ladder, each a whole
+ * new ring on rxe, and allocates at most half a CQ ahead of demand.
+ * Where the driver cannot resize, each new CQ is as large as the
+ * vector's CQs together, up to the cap: the count of CQs stays
+ * logarithmic in the demand until the cap, and at most half of what is
+ * allocated is ahead of it.
  */
 cqp_u32 Pool::new_cq_size(const Vector &v, cqp_u32 nr_cqe) const
 {
 	if (p_.cq_size)
 		return p_.cq_size;
-	if (resizable())
+	if (resizable() && !v.count)
 		return nr_cqe;
-	return min_u64(p_.max_cqe, max_u64(nr_cqe, v.cqes));
+
+	const cqp_u32 cap = grow_cap(v, nr_cqe);
+	const cqp_u32 want = resizable() ? min_u64(cap, v.peak_size) / 2
+					 : min_u64(cap, v.cqes);
+
+	return want > nr_cqe ? want : nr_cqe;
 }
 
 int Pool::reserve(cqp_u32 vec, cqp_u32 nr_cqe, cqp_cq **out, cqp_plan *plan)
@@ -187,6 +208,8 @@ int Pool::reserve(cqp_u32 vec, cqp_u32 nr_cqe, cqp_cq **out, cqp_plan *plan)
 			c->reserved += nr_cqe;
 		});
 		v.reserved += nr_cqe;
+		if (nr_cqe > v.peak_nr)
+			v.peak_nr = nr_cqe;
 		st_.reserved += nr_cqe;
 		st_.users++;
 		*out = best;
@@ -194,12 +217,13 @@ int Pool::reserve(cqp_u32 vec, cqp_u32 nr_cqe, cqp_cq **out, cqp_plan *plan)
 	}
 
 	cqp_cq *g = v.growing;
+	const cqp_u32 cap = grow_cap(v, nr_cqe);
 
-	if (g && static_cast<cqp_u64>(g->reserved) + nr_cqe <= p_.max_cqe) {
+	if (g && static_cast<cqp_u64>(g->reserved) + nr_cqe <= cap) {
 		plan->kind = CQP_PLAN_RESIZE;
 		plan->vec = vec;
 		plan->cq = g;
-		plan->size = min_u64(p_.max_cqe,
+		plan->size = min_u64(cap,
 				     max_u64(static_cast<cqp_u64>(g->reserved) +
 						     nr_cqe,
 					     2ull * g->size));
@@ -300,6 +324,8 @@ int Pool::add(cqp_cq *cq, cqp_u32 vec, cqp_u32 size, cqp_u64 now)
 	v.cqs.insert(cq);
 	idle_append(cq, now);
 	v.count++;
+	if (size > v.peak_size)
+		v.peak_size = size;
 	v.cqes += size;
 	st_.cqs++;
 	st_.cqes += size;
@@ -318,6 +344,8 @@ int Pool::resized(cqp_cq *cq, cqp_u32 size)
 	v.cqes = v.cqes - cq->size + size;
 	st_.cqes = st_.cqes - cq->size + size;
 	v.cqs.rekey(cq, [size](cqp_cq *c) { c->size = size; });
+	if (size > v.peak_size)
+		v.peak_size = size;
 	if (size >= p_.max_cqe && v.growing == cq)
 		v.growing = nullptr;
 	return CQP_OK;
@@ -373,6 +401,9 @@ void Pool::remove(cqp_cq *cq)
 	v.cqes -= cq->size;
 	st_.cqs--;
 	st_.cqes -= cq->size;
+	/* A vector left without CQs starts small again. */
+	if (!v.count)
+		v.peak_nr = v.peak_size = 0;
 }
 
 cqp_u64 Pool::reclaimable() const

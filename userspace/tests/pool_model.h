@@ -14,6 +14,7 @@
 #ifndef CQPOOL_TEST_POOL_MODEL_H
 #define CQPOOL_TEST_POOL_MODEL_H
 
+#include <algorithm>
 #include <cstring>
 #include <memory>
 #include <sstream>
@@ -71,7 +72,8 @@ struct Cq {
 
 class Pool {
 public:
-	explicit Pool(const cqp_pool_params &p) : p_(p), growing_(p.nvec)
+	explicit Pool(const cqp_pool_params &p)
+		: p_(p), growing_(p.nvec), peak_nr_(p.nvec), peak_size_(p.nvec)
 	{
 	}
 
@@ -146,6 +148,23 @@ public:
 		return n;
 	}
 
+	cqp_u64 vec_count(cqp_u32 vec) const
+	{
+		cqp_u64 n = 0;
+
+		for (const Cq &c : cqs_)
+			n += c.vec == vec;
+		return n;
+	}
+
+	/* What a CQ of @vec grows to with @nr reserved: CQP_CQ_SHARE. */
+	cqp_u64 cap(cqp_u32 vec, cqp_u32 nr) const
+	{
+		cqp_u64 c = CQP_CQ_SHARE * cqp_u64(std::max(nr, peak_nr_[vec]));
+
+		return std::min<cqp_u64>(c, p_.max_cqe);
+	}
+
 	int reserve(cqp_u32 vec, cqp_u32 nr, cqp_cq **out, cqp_plan *plan)
 	{
 		if (vec >= p_.nvec || !nr || nr > largest())
@@ -156,19 +175,20 @@ public:
 		if (best && best->size - best->reserved >= nr) {
 			best->users++;
 			best->reserved += nr;
+			peak_nr_[vec] = std::max(peak_nr_[vec], nr);
 			*out = best->cq;
 			return CQP_OK;
 		}
 
 		const Cq *g = find(growing_[vec]);
 
-		if (g && cqp_u64(g->reserved) + nr <= p_.max_cqe) {
+		if (g && cqp_u64(g->reserved) + nr <= cap(vec, nr)) {
 			cqp_u64 want = cqp_u64(g->reserved) + nr;
 
 			if (want < 2ull * g->size)
 				want = 2ull * g->size;
-			if (want > p_.max_cqe)
-				want = p_.max_cqe;
+			if (want > cap(vec, nr))
+				want = cap(vec, nr);
 			*plan = cqp_plan{ CQP_PLAN_RESIZE, vec,
 					  static_cast<cqp_u32>(want), g->cq };
 			return CQP_GROW;
@@ -180,15 +200,15 @@ public:
 
 		if (p_.cq_size)
 			size = p_.cq_size;
-		else if (resizable())
+		else if (resizable() && !vec_count(vec))
 			size = nr;
-		else {
-			size = vec_cqes(vec);
-			if (size < nr)
-				size = nr;
-			if (size > p_.max_cqe)
-				size = p_.max_cqe;
-		}
+		else if (resizable())
+			size = std::max<cqp_u64>(
+				nr, std::min<cqp_u64>(cap(vec, nr),
+						      peak_size_[vec]) / 2);
+		else
+			size = std::max<cqp_u64>(
+				nr, std::min(cap(vec, nr), vec_cqes(vec)));
 		*plan = cqp_plan{ CQP_PLAN_NEW, vec, static_cast<cqp_u32>(size),
 				  nullptr };
 		return CQP_GROW;
@@ -221,6 +241,7 @@ public:
 		cqs_.push_back(Cq{ cq, vec, size, 0, 0, next_id_++, 0, 0,
 				   false });
 		make_idle(cqs_.back(), now);
+		peak_size_[vec] = std::max(peak_size_[vec], size);
 		if (resizable() && size < p_.max_cqe)
 			growing_[vec] = cq;
 		return CQP_OK;
@@ -233,6 +254,7 @@ public:
 		if (size < c->reserved)
 			return CQP_EINVAL;
 		c->size = size;
+		peak_size_[c->vec] = std::max(peak_size_[c->vec], size);
 		if (size >= p_.max_cqe && growing_[c->vec] == cq)
 			growing_[c->vec] = nullptr;
 		return CQP_OK;
@@ -342,15 +364,23 @@ private:
 		for (auto it = cqs_.begin(); it != cqs_.end(); ++it) {
 			if (it->cq != cq)
 				continue;
-			if (growing_[it->vec] == cq)
-				growing_[it->vec] = nullptr;
+			const cqp_u32 vec = it->vec;
+
+			if (growing_[vec] == cq)
+				growing_[vec] = nullptr;
 			cqs_.erase(it);
+			/* a vector left without CQs starts small again */
+			if (!vec_count(vec))
+				peak_nr_[vec] = peak_size_[vec] = 0;
 			return;
 		}
 	}
 
 	const cqp_pool_params p_;
 	std::vector<cqp_cq *> growing_;
+	/* per vector, since it last had no CQ: largest reservation, CQ size */
+	std::vector<cqp_u32> peak_nr_;
+	std::vector<cqp_u32> peak_size_;
 	std::vector<Cq> cqs_;
 	cqp_u64 next_id_ = 1;
 	cqp_u64 next_seq_ = 1;
