@@ -134,7 +134,8 @@ static void cqpool_bench_sample(struct cqpool_bench_ctx *b)
 		a->reserved_cqes = (u64)b->cqs * a->nr_cqe;
 		return;
 	}
-	if (a->cq_mode == CQPOOL_CQ_POOL) {
+	if (a->cq_mode == CQPOOL_CQ_POOL ||
+	    a->flags & CQPOOL_BENCH_F_TAKEOVER) {
 		cqpool_pool_stats(b->src.pool, &st);
 		a->cqs = st.cqs;
 		a->cqes = st.cqes;
@@ -364,12 +365,23 @@ static bool cqpool_bench_valid(const struct cqpool_bench *a)
 	u32 most = a->kind == CQPOOL_BENCH_STORM ? CQPOOL_MAX_FD_OBJECTS :
 						   CQPOOL_BENCH_MAX_ITER;
 
-	/* Only a storm chooses its pool: get/put need fixed CQs. */
-	if (a->flags &&
-	    (a->kind != CQPOOL_BENCH_STORM || a->cq_mode != CQPOOL_CQ_POOL ||
-	     (a->flags & CQPOOL_BENCH_F_SHARED &&
-	      a->flags & CQPOOL_BENCH_F_NO_RESIZE)))
+	switch (a->flags) {
+	case 0:
+		break;
+	case CQPOOL_BENCH_F_SHARED:
+	case CQPOOL_BENCH_F_NO_RESIZE:
+		/* Only a storm chooses its pool: get/put need fixed CQs. */
+		if (a->kind != CQPOOL_BENCH_STORM ||
+		    a->cq_mode != CQPOOL_CQ_POOL)
+			return false;
+		break;
+	case CQPOOL_BENCH_F_TAKEOVER:
+		if (a->cq_mode != CQPOOL_CQ_UPSTREAM)
+			return false;
+		break;
+	default:
 		return false;
+	}
 	return a->kind <= CQPOOL_BENCH_STORM &&
 	       a->cq_mode <= CQPOOL_CQ_PER_QP &&
 	       a->poll_ctx <= CQPOOL_POLL_UNBOUND_WORKQUEUE &&
@@ -409,11 +421,14 @@ static void cqpool_bench_removal(struct cqpool_event_handler *h,
  * STORM with CQPOOL_BENCH_F_SHARED runs on the device's shared pool of
  * @poll_ctx instead, warm within the idle timeout.
  * CQPOOL_CQ_UPSTREAM runs on the device's own pool, whose CQs upstream
- * keeps; they count in the next upstream run.
+ * keeps; they count in the next upstream run.  With
+ * CQPOOL_BENCH_F_TAKEOVER the same calls go through cqpool_takeover.ko to
+ * the device's shared cqpool pool of @poll_ctx.
  * CQPOOL_CQ_PER_QP allocates and frees one CQ of @nr_cqe per get.
  *
  * Context: process context.
  * Return: 0, -EINVAL for bad arguments, -ENODEV for an unknown device,
+ * -ENOENT for CQPOOL_BENCH_F_TAKEOVER without the takeover,
  * -EOPNOTSUPP for one without completion vectors, -ENOSPC for a run
  * that would hold more than CQPOOL_BENCH_MAX_CQES entries, -EINTR when
  * the caller is killed, or what a get said.
@@ -466,8 +481,12 @@ int cqpool_bench_run(struct cqpool_session *s, void *arg)
 			goto out_unhold;
 		}
 	}
-	ret = cqpool_cq_source_init(&b.src, a->cq_mode, b.dev, b.pool,
-				    a->poll_ctx);
+	if (a->flags & CQPOOL_BENCH_F_TAKEOVER)
+		ret = cqpool_cq_source_init_takeover(&b.src, b.dev,
+						     a->poll_ctx);
+	else
+		ret = cqpool_cq_source_init(&b.src, a->cq_mode, b.dev, b.pool,
+					    a->poll_ctx);
 	if (!ret) {
 		a->get_ns = 0;
 		a->put_ns = 0;

@@ -146,7 +146,8 @@ static const struct cqpool_cmd cqpool_cmds[] = {
 		   CQPOOL_TRIGGER_SIZE_VER0, 0, cqpool_session_trigger),
 	CQPOOL_CMD(CQPOOL_IOC_BENCH, struct cqpool_bench,
 		   CQPOOL_BENCH_SIZE_VER0,
-		   CQPOOL_BENCH_F_SHARED | CQPOOL_BENCH_F_NO_RESIZE,
+		   CQPOOL_BENCH_F_SHARED | CQPOOL_BENCH_F_NO_RESIZE |
+			   CQPOOL_BENCH_F_TAKEOVER,
 		   cqpool_bench_run),
 };
 

@@ -57,6 +57,41 @@ int cqpool_cq_source_init(struct cqpool_cq_source *src, u32 mode,
 }
 
 /**
+ * cqpool_cq_source_init_takeover() - upstream's calls, taken over
+ * @src: filled in
+ * @dev: the device the CQs are for, held by the caller
+ * @poll_ctx: the poll context of the CQs
+ *
+ * ib_cq_pool_get() and ib_cq_pool_put(), as CQPOOL_CQ_UPSTREAM calls
+ * them, while cqpool_takeover.ko has them: what a ULP pays on cqpool's
+ * shared pool through the takeover.  A disable meanwhile is safe, as the
+ * takeover still takes back what it handed out, but the calls after it
+ * are upstream's own: the caller keeps it enabled for the run.
+ *
+ * Context: process context.
+ * Return: 0, -ENOENT while the takeover does not have the calls, or
+ * what cqpool_device_pool() said.
+ */
+int cqpool_cq_source_init_takeover(struct cqpool_cq_source *src,
+				   struct ib_device *dev,
+				   enum ib_poll_context poll_ctx)
+{
+	*src = (struct cqpool_cq_source){
+		.mode = CQPOOL_CQ_UPSTREAM,
+		.dev = dev,
+		.poll_ctx = poll_ctx,
+	};
+	if (!cqpool_takeover_active())
+		return -ENOENT;
+	/* Where the takeover reserves, held for the run's counts only. */
+	src->pool = cqpool_device_pool(dev, poll_ctx);
+	if (IS_ERR(src->pool))
+		return PTR_ERR(src->pool);
+	src->shared = true;
+	return 0;
+}
+
+/**
  * cqpool_cq_source_exit() - undo cqpool_cq_source_init()
  * @src: a source whose CQs are all put
  *

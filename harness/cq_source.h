@@ -17,7 +17,8 @@
  * @mode: enum cqpool_cq_mode
  * @dev: the device; its holder keeps it for the source's lifetime
  * @pool: CQPOOL_CQ_POOL: an owned pool (its holder keeps it) or the
- *	device's shared pool of @poll_ctx, which the source holds
+ *	device's shared pool of @poll_ctx, which the source holds; taken
+ *	over CQPOOL_CQ_UPSTREAM: that shared pool, for counts only
  * @shared: @pool is the shared pool
  * @poll_ctx: of upstream's pool, or of a CQ per QP
  */
@@ -32,6 +33,9 @@ struct cqpool_cq_source {
 int cqpool_cq_source_init(struct cqpool_cq_source *src, u32 mode,
 			  struct ib_device *dev, struct cqpool *owned,
 			  enum ib_poll_context poll_ctx);
+int cqpool_cq_source_init_takeover(struct cqpool_cq_source *src,
+				   struct ib_device *dev,
+				   enum ib_poll_context poll_ctx);
 void cqpool_cq_source_exit(struct cqpool_cq_source *src);
 struct ib_cq *cqpool_cq_source_get(struct cqpool_cq_source *src,
 				   unsigned int nr_cqe, int vector_hint,

@@ -16,6 +16,8 @@ import statistics
 import subprocess
 import sys
 
+import bench_plots
+
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
@@ -110,6 +112,23 @@ def summarize(raw):
                                                    row["upstream"][op]["median"])
             gp.append(row)
     s["getput"] = gp
+
+    # 1a. what a ULP pays: upstream's get/put on its own pool, and through
+    #     the takeover on cqpool's, one round of each at a time
+    tk = {}
+    for side in ("off", "on"):
+        rounds = [bench_series(raw[k], "upstream") for k in sorted(raw)
+                  if re.fullmatch(r"takeover-%s-\d+" % side, k)]
+        rounds = [m for m in rounds if m]
+        if rounds:
+            tk[side] = {op: spread([m[op + "_rounds"][0] for m in rounds])
+                        for op in ("get_ns", "put_ns")}
+    if "off" in tk and "on" in tk:
+        for op in ("get_ns", "put_ns"):
+            tk[op[:3] + "_ratio"] = ratio(tk["on"][op]["median"], tk["off"][op]["median"])
+        tk["getput_ratio"] = ratio(tk["on"]["get_ns"]["median"] + tk["on"]["put_ns"]["median"],
+                                   tk["off"]["get_ns"]["median"] + tk["off"]["put_ns"]["median"])
+        s["takeover"] = tk
 
     # 2. storm: time of one round = (get + put per op) * iterations
     r = raw.get("storm")
@@ -265,6 +284,9 @@ def targets(s, sizes):
         elif row["prefill"] == 1024:
             r = row.get("get_ratio")
             add("churn 1024 CQs/vector: get <= 0.05x upstream", r, r is not None and r <= 0.05)
+    r = s.get("takeover", {}).get("getput_ratio")
+    if r is not None:
+        add("takeover get+put (what ULPs pay) <= 1.0x upstream", r, r <= 1.0)
     like = s.get("storm_like", {})
     for label, limit in (("cold", 1.0), ("warm", 0.5)):
         r = like.get(label, {}).get("ratio")
@@ -356,6 +378,14 @@ def markdown(res):
     w("")
     w("Why the misses are misses is in the sections below and under *Notes*.")
     w("")
+    if res.get("plots"):
+        w("## Charts")
+        w("")
+        w("Drawn by `scripts/bench_plots.py` from the same results as the tables below.")
+        w("")
+        for title, path in res["plots"]:
+            w("![%s](%s)" % (title, path))
+            w("")
 
     w("## 1. get/put cost (in-kernel, one clock pair per batch of 64 calls)")
     w("")
@@ -387,6 +417,24 @@ def markdown(res):
             cell(p.get("get_ns")), rcell(row.get("get_ratio")), cell(c.get("put_ns")),
             cell(u.get("put_ns")), cell(p.get("put_ns")), rcell(row.get("put_ratio"))))
     w("")
+
+    tk = s.get("takeover")
+    if tk:
+        w("**What a ULP pays, through the takeover.** The same `ib_cq_pool_get()` and")
+        w("`ib_cq_pool_put()` calls a ULP makes (*getput*, 1 CQ per vector, poll context")
+        w("UNBOUND_WORKQUEUE, after the rows above), timed on upstream's own pool, then")
+        w("with `cqpool_takeover.ko` loaded, which sends them to cqpool's shared pool")
+        w("(`bench --takeover`): one round of each at a time, the takeover loaded and")
+        w("removed between them. The takeover's get adds a lookup of the device's pool,")
+        w("a `kmalloc()` and an insert into its table of reservations (under a mutex),")
+        w("and its put the lookup and removal, to cqpool's own get and put.")
+        w("")
+        w("| | get ns | put ns | get+put cqpool/upstream |")
+        w("| --- | ---: | ---: | ---: |")
+        w("| upstream's own | %s | %s | |" % (cell(tk["off"]["get_ns"]), cell(tk["off"]["put_ns"])))
+        w("| through the takeover | %s | %s | %s |" % (
+            cell(tk["on"]["get_ns"]), cell(tk["on"]["put_ns"]), rcell(tk.get("getput_ratio"))))
+        w("")
 
     st = s.get("storm")
     if st:
@@ -439,8 +487,9 @@ def markdown(res):
     if like:
         w("**Like against like.** Cold: rxe0 deleted and re-added before each sample, so")
         w("that upstream's pool is as new as cqpool's fresh one, one storm of each per")
-        w("device. Warm: cqpool on the device's shared pool (`bench --shared`), within its")
-        w("idle timeout, against upstream's kept CQs; rounds 2+ (round 1 fills both).")
+        w("device, which side goes first alternating. Warm: cqpool on the device's shared")
+        w("pool (`bench --shared`), within its idle timeout, against upstream's kept CQs;")
+        w("rounds 2+ (round 1 fills both).")
         w("")
         w("| storm | samples | cqpool total ms | upstream total ms | cqpool/upstream |")
         w("| --- | ---: | ---: | ---: | ---: |")
@@ -587,6 +636,11 @@ REASONS = {
                "*getput* is the head of its list, and its put is a locked decrement. "
                "cqpool's cost grows with the log of the pool, upstream's get with the "
                "list it walks (see churn).",
+    "takeover": "Through the takeover a ULP's get is cqpool's get plus the "
+                "takeover's own bookkeeping: a lookup of the device's shared pool, a "
+                "kmalloc() and an insert into its table of reservations under a mutex "
+                "(it must tell its CQs from upstream's at the put); the put is cqpool's "
+                "plus the lookup, removal and kfree(). See section 1.",
     "churn": "Upstream's get walks its whole list to the CQ with room; cqpool's "
              "re-keys that CQ in its vector's treap, O(log n) in the CQs of the vector.",
     "storm": "cqpool's storm pool is sized to demand with in-place resize allowed (the "
@@ -609,7 +663,7 @@ def notes(s, tg):
         if t["met"]:
             continue
         why = ""
-        for k in ("churn", "storm", "get/put"):
+        for k in ("churn", "storm", "get/put", "takeover"):
             if t["target"].startswith(k):
                 if k == "get/put" and "churn" in t["target"]:
                     continue
@@ -676,6 +730,8 @@ def main():
     ap.add_argument("--commit", help="HEAD when the run was built; -dirty if changed")
     ap.add_argument("--json", required=True)
     ap.add_argument("--md", required=True)
+    ap.add_argument("--plots", help="directory for the SVG charts, beside --json "
+                    "by default; linked from --md relative to it")
     a = ap.parse_args()
 
     raw, fails = parse_results(a.results)
@@ -722,6 +778,10 @@ def main():
     res = {"machine": res_machine, "summary": summ, "targets": tg, "sizes": sizes,
            "failures": fails, "raw": raw}
     res["notes"] = notes(summ, tg)
+    plots = a.plots or os.path.dirname(os.path.abspath(a.json))
+    md_dir = os.path.dirname(os.path.abspath(a.md))
+    res["plots"] = [(title, os.path.relpath(os.path.join(plots, name), md_dir))
+                    for title, name in bench_plots.draw(summ, plots)]
     os.makedirs(os.path.dirname(os.path.abspath(a.json)), exist_ok=True)
     with open(a.json, "w") as f:
         json.dump(res, f, indent=1, sort_keys=True)

@@ -5,7 +5,8 @@
 # one: no KASAN or lockdep in the numbers) in QEMU with soft-RoCE, run
 # every scenario for cqpool, upstream's ib_cq_pool_get() and one CQ per
 # QP in alternation (vm/payload-bench.sh), and write bench/results.json
-# and BENCHMARKS.md (scripts/bench-report.py).
+# and BENCHMARKS.md with its charts, bench/*.svg (scripts/bench-report.py,
+# scripts/bench_plots.py).
 #
 # Environment: BENCH_ROUNDS=5 rounds per scenario; CQPOOL_VM_MEM (default
 # 6G here: 1024 prefilled CQs per vector of 8191 rxe entries take 1 GiB
@@ -30,6 +31,7 @@ make -s -C userspace cqpoolctl
 rm -rf "$payload" "$work/vm"
 mkdir -p "$payload"
 cp build/kbuild-stock/cqpool.ko build/kbuild-stock/cqpool_harness.ko \
+	build/kbuild-stock/cqpool_takeover.ko \
 	build/userspace/cqpoolctl "$payload/"
 cp vm/payload-bench.sh "$payload/run.sh"
 echo "BENCH_ROUNDS=$rounds" >"$payload/bench.env"
@@ -44,8 +46,12 @@ if [[ $rc -ne 0 ]]; then
 	tail -n 20 "$work/vm.log" >&2
 	exit 1
 fi
-python3 scripts/bench-report.py --results "$work/vm/results.log" \
+# Debian's python3, which has python3-matplotlib for the charts, whatever
+# python3 comes first in PATH.
+py=/usr/bin/python3
+[[ -x $py ]] || py=python3
+"$py" scripts/bench-report.py --results "$work/vm/results.log" \
 	--qemu-cmdline "$work/vm/cmdline" --ko build/kbuild-stock/cqpool.ko \
 	--elapsed "$(($(date +%s) - t0))" --commit "$commit${dirty:+-dirty}" \
 	--json bench/results.json --md BENCHMARKS.md
-echo "bench: wrote bench/results.json and BENCHMARKS.md in $(($(date +%s) - t0)) s"
+echo "bench: wrote bench/results.json, bench/*.svg and BENCHMARKS.md in $(($(date +%s) - t0)) s"

@@ -459,7 +459,7 @@ TEST_F(hardening, bench_storm_flags_are_for_a_storm_on_cqpool_only)
 	EXPECT_EQ(-1, ioctl(self->fd, CQPOOL_IOC_BENCH, &b));
 	EXPECT_EQ(EINVAL, errno);
 	b.cq_mode = CQPOOL_CQ_POOL;
-	b.flags = CQPOOL_BENCH_F_NO_RESIZE << 1;
+	b.flags = CQPOOL_BENCH_F_TAKEOVER << 1;
 	EXPECT_EQ(-1, ioctl(self->fd, CQPOOL_IOC_BENCH, &b));
 	EXPECT_EQ(EINVAL, errno);
 	/* the shared pool resizes: not both */
@@ -483,6 +483,57 @@ TEST_F(hardening, bench_storm_flags_are_for_a_storm_on_cqpool_only)
 	ASSERT_EQ(0, ioctl(self->fd, CQPOOL_IOC_BENCH, &b));
 	EXPECT_EQ(4 * 16, b.reserved_cqes);
 	EXPECT_EQ(0, users());
+}
+
+/*
+ * The takeover's path: upstream's calls only, and only while the takeover
+ * has them; then they reach cqpool's shared pool.
+ */
+TEST_F(hardening, bench_takeover_flag_is_for_upstreams_calls_taken_over)
+{
+	const char *missing = takeover_missing();
+	struct cqpool_bench b = {
+		.size = sizeof(b),
+		.flags = CQPOOL_BENCH_F_TAKEOVER,
+		.kind = CQPOOL_BENCH_STORM,
+		.cq_mode = CQPOOL_CQ_POOL,
+		/* the softirq pool, which the other tests' shared gets made */
+		.poll_ctx = CQPOOL_POLL_SOFTIRQ,
+		.nr_cqe = 16,
+		.iterations = 64,
+	};
+	int ret, err;
+
+	strcpy(b.device, "rxe0");
+	EXPECT_EQ(-1, ioctl(self->fd, CQPOOL_IOC_BENCH, &b));
+	EXPECT_EQ(EINVAL, errno);
+	b.cq_mode = CQPOOL_CQ_PER_QP;
+	EXPECT_EQ(-1, ioctl(self->fd, CQPOOL_IOC_BENCH, &b));
+	EXPECT_EQ(EINVAL, errno);
+	b.cq_mode = CQPOOL_CQ_UPSTREAM;
+	b.flags = CQPOOL_BENCH_F_TAKEOVER | CQPOOL_BENCH_F_SHARED;
+	EXPECT_EQ(-1, ioctl(self->fd, CQPOOL_IOC_BENCH, &b));
+	EXPECT_EQ(EINVAL, errno);
+	b.flags = CQPOOL_BENCH_F_TAKEOVER;
+	EXPECT_EQ(-1, ioctl(self->fd, CQPOOL_IOC_BENCH, &b));
+	EXPECT_EQ(ENOENT, errno) TH_LOG("without the takeover loaded");
+	EXPECT_EQ(0, users());
+	if (missing)
+		SKIP(return, "%s", missing);
+
+	/* Unloaded before any check, so that no later test finds it. */
+	ASSERT_EQ(0, takeover_load());
+	ret = ioctl(self->fd, CQPOOL_IOC_BENCH, &b);
+	err = errno;
+	ASSERT_EQ(0, takeover_unload());
+	ASSERT_EQ(0, ret) TH_LOG("taken over: errno %d", err);
+	/* the storm's reservations were on cqpool's shared pool */
+	EXPECT_LE(1, b.cqs);
+	EXPECT_EQ(64 * 16, b.reserved_cqes);
+	EXPECT_EQ(0, users());
+	/* upstream's own again: refused with the flag */
+	EXPECT_EQ(-1, ioctl(self->fd, CQPOOL_IOC_BENCH, &b));
+	EXPECT_EQ(ENOENT, errno);
 }
 
 TEST_F(hardening, bench_ends_when_its_caller_is_killed)

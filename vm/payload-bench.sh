@@ -17,7 +17,8 @@
 #              against warm, then traffic; last, after rxe0 is re-added,
 #              the storm cold against cold
 #   unbound    get/put and churn, prefill 1, 64, 1024 in increasing order,
-#              so upstream's list holds exactly the prefilled CQs
+#              so upstream's list holds exactly the prefilled CQs; then
+#              get/put through the takeover against upstream's own
 
 out=${CQPOOL_RESULTS:-/dev/stdout}
 ctl=/payload/cqpoolctl
@@ -39,6 +40,29 @@ bench() { # NAME ARGS...: one JSON line
 		status=1
 	fi
 	echo "cqpool-bench: $name done in $(($(date +%s) - t0)) s"
+}
+
+# wait_file FILE VALUE: until FILE holds VALUE, at most 60 s
+wait_file() {
+	i=0
+	while [ "$(cat "$1" 2>/dev/null)" != "$2" ]; do
+		i=$((i + 1))
+		[ $i -le 600 ] || return 1
+		sleep 0.1
+	done
+}
+
+# Disables the takeover and removes it once every task left its code.
+takeover_unload() {
+	echo 0 >/sys/kernel/livepatch/cqpool_takeover/enabled || return 1
+	i=0
+	until [ ! -e /sys/module/cqpool_takeover ]; do
+		[ -e /sys/kernel/livepatch/cqpool_takeover ] ||
+			rmmod cqpool_takeover 2>/dev/null
+		i=$((i + 1))
+		[ $i -le 600 ] || return 1
+		sleep 0.1
+	done
 }
 
 insmod /payload/cqpool.ko || exit 10
@@ -100,6 +124,29 @@ for p in 1 64 1024; do
 	done
 done
 
+# 4a. What a ULP pays through the takeover: upstream's get/put timed on
+#     upstream's own pool, then through cqpool_takeover.ko on cqpool's
+#     shared pool, alternating, one of each per round.  After the get/put
+#     scenarios, whose upstream list on this poll context it leaves as
+#     they made it: with the takeover, the gets reach cqpool's pool.
+r=1
+while [ $r -le "$rounds" ]; do
+	bench "takeover-off-$r" $ctl bench --kind getput --device $dev \
+		--poll unbound --modes upstream --prefill 1 --nr-cqe 32 \
+		--iterations 10000 --rounds 1
+	if insmod /payload/cqpool_takeover.ko &&
+	   wait_file /sys/kernel/livepatch/cqpool_takeover/transition 0; then
+		bench "takeover-on-$r" $ctl bench --kind getput --device $dev \
+			--poll unbound --modes upstream --takeover --prefill 1 \
+			--nr-cqe 32 --iterations 10000 --rounds 1
+	else
+		echo "BENCH-FAIL takeover-on-$r rc=load" >>"$out"
+		status=1
+	fi
+	takeover_unload || status=1
+	r=$((r + 1))
+done
+
 # 5. Completions: 32 and 128 looped-back QP pairs (64 and 256 QPs), each
 #    --mode all runs cqpool, upstream and per-QP CQs in turn.
 for pairs in 32 128; do
@@ -112,10 +159,13 @@ for pairs in 32 128; do
 	done
 done
 
-# 6. The storm cold against cold, 3 samples: rxe0 deleted and re-added
-#    before each, so that upstream's pool is new too.  Last, as the new
-#    device has none of the CQs the scenarios above rely on.
-for k in 1 2 3; do
+# 6. The storm cold against cold, 5 samples: rxe0 deleted and re-added
+#    before each, so that upstream's pool is new too; which side goes
+#    first alternates.  Last, as the new device has none of the CQs the
+#    scenarios above rely on.
+for k in 1 2 3 4 5; do
+	order=upstream,cqpool
+	[ $((k % 2)) -eq 1 ] || order=cqpool,upstream
 	/usr/bin/rdma link delete rxe0 || status=1
 	/usr/bin/rdma link add rxe0 type rxe netdev v0 || status=1
 	i=0
@@ -125,7 +175,7 @@ for k in 1 2 3; do
 		sleep 0.1
 	done
 	bench "storm-cold-$k" $ctl bench --kind storm --device $dev \
-		--poll softirq --modes upstream,cqpool --iterations 4096 \
+		--poll softirq --modes $order --iterations 4096 \
 		--nr-cqe 513 --rounds 1
 done
 

@@ -48,6 +48,8 @@ const CommandSpec bench_spec = {
 				    "within its idle timeout, not a fresh one"},
 		{"no-resize", nullptr, "storm: cqpool's fresh pool grows by new CQs "
 				       "only, never resizing one"},
+		{"takeover", nullptr, "upstream's calls through cqpool_takeover.ko, "
+				      "which must be loaded (not with mixed)"},
 		{"json", nullptr, "JSON output"},
 	},
 };
@@ -335,6 +337,9 @@ int cmd_bench(const Args &args, const Context &ctx)
 			  storm || mixed ? CQPOOL_MAX_FD_OBJECTS : 1000000, iterations, err) ||
 	    !args.get_u32("rounds", 5, 1, 1000, rounds, err))
 		return usage_error(bench_spec, err);
+	bool takeover = args.has("takeover");
+	if (mixed && takeover)
+		return usage_error(bench_spec, "--takeover is for getput, churn and storm");
 	if (mixed)
 		return cmd_mixed(dev, modes, poll, iterations, rounds, ctx);
 	bool shared = args.has("shared"), no_resize = args.has("no-resize");
@@ -363,6 +368,8 @@ int cmd_bench(const Args &args, const Context &ctx)
 			if (x.mode == CQPOOL_CQ_POOL)
 				b.flags = (shared ? CQPOOL_BENCH_F_SHARED : 0) |
 					  (no_resize ? CQPOOL_BENCH_F_NO_RESIZE : 0);
+			else if (x.mode == CQPOOL_CQ_UPSTREAM && takeover)
+				b.flags = CQPOOL_BENCH_F_TAKEOVER;
 			set_name(b.device, dev);
 			b.poll_ctx = poll;
 			b.nr_cqe = nr_cqe;
@@ -376,6 +383,9 @@ int cmd_bench(const Args &args, const Context &ctx)
 				x.skipped = true;
 				continue;
 			}
+			if (b.flags == CQPOOL_BENCH_F_TAKEOVER && e.err == ENOENT)
+				return fail(describe(e) + " (--takeover: cqpool_takeover "
+							  "is not loaded)");
 			if (e.err == EINVAL)
 				return fail(describe(e) + " (--nr-cqe, --prefill, --iterations "
 							  "or --modes out of the module's range?)");
@@ -406,6 +416,7 @@ int cmd_bench(const Args &args, const Context &ctx)
 		j.begin_object().field("kind", k).field("device", dev);
 		j.field("nr_cqe", nr_cqe).field("iterations", iterations);
 		j.field("rounds", rounds).field("poll_ctx", poll_ctx_name(poll));
+		j.field("takeover", takeover);
 		if (!storm)
 			j.field("prefill", prefill);
 		else

@@ -213,6 +213,25 @@ TEST_F(Commands, BenchStormFlagsGoToCqpoolsRunsOnly)
 		  EXIT_USAGE);
 }
 
+TEST_F(Commands, BenchTakeoverFlagGoesToUpstreamsRunsOnly)
+{
+	k.upstream_busy = true; // cqpool_takeover loaded
+	EXPECT_EQ(run(bench_cmd, {"--device", "rxe0", "--rounds", "1", "--takeover"}, true),
+		  0)
+		<< err;
+	EXPECT_EQ(k.bench_flags, (std::vector<uint32_t>{ 0, CQPOOL_BENCH_F_TAKEOVER }));
+	EXPECT_TRUE(has(out, R"("takeover":true)")) << out;
+
+	k.upstream_busy = false;
+	EXPECT_NE(run(bench_cmd, {"--device", "rxe0", "--rounds", "1", "--takeover",
+				  "--modes", "upstream"}),
+		  0);
+	EXPECT_TRUE(has(err, "cqpool_takeover is not loaded")) << err;
+	EXPECT_EQ(run(bench_cmd, {"--device", "rxe0", "--kind", "mixed", "--takeover"}),
+		  EXIT_USAGE);
+	EXPECT_TRUE(has(err, "--takeover is for getput, churn and storm")) << err;
+}
+
 TEST_F(Commands, InjectShowsWhatArrived)
 {
 	EXPECT_EQ(run(inject_cmd, {"sq-drain", "--device", "rxe0"}, true), 0);

@@ -272,15 +272,23 @@ int do_ioctl(int fd, unsigned long req, void *arg)
 	case CQPOOL_IOC_BENCH: {
 		auto *b = static_cast<cqpool_bench *>(arg);
 
+		bool storm_flag = b->flags == CQPOOL_BENCH_F_SHARED ||
+				  b->flags == CQPOOL_BENCH_F_NO_RESIZE;
+
 		if (!size_ok<cqpool_bench>(arg) ||
 		    (b->kind == CQPOOL_BENCH_STORM) != !b->prefill ||
-		    (b->flags & ~(CQPOOL_BENCH_F_SHARED | CQPOOL_BENCH_F_NO_RESIZE)) ||
-		    b->flags == (CQPOOL_BENCH_F_SHARED | CQPOOL_BENCH_F_NO_RESIZE) ||
-		    (b->flags && (b->kind != CQPOOL_BENCH_STORM ||
-				  b->cq_mode != CQPOOL_CQ_POOL)))
+		    (b->flags && !storm_flag &&
+		     b->flags != CQPOOL_BENCH_F_TAKEOVER) ||
+		    (storm_flag && (b->kind != CQPOOL_BENCH_STORM ||
+				    b->cq_mode != CQPOOL_CQ_POOL)) ||
+		    (b->flags == CQPOOL_BENCH_F_TAKEOVER &&
+		     b->cq_mode != CQPOOL_CQ_UPSTREAM))
 			return fail(EINVAL);
 		k.bench_flags.push_back(b->flags);
-		if (b->cq_mode == CQPOOL_CQ_UPSTREAM && k.upstream_busy)
+		if (b->flags == CQPOOL_BENCH_F_TAKEOVER && !k.upstream_busy)
+			return fail(ENOENT);
+		if (b->cq_mode == CQPOOL_CQ_UPSTREAM && k.upstream_busy &&
+		    b->flags != CQPOOL_BENCH_F_TAKEOVER)
 			return fail(EBUSY);
 		// cqpool: 100 ns per get, upstream 200 ns.
 		uint64_t per = b->cq_mode == CQPOOL_CQ_POOL ? 100 : 200;
