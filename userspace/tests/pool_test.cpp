@@ -239,6 +239,16 @@ protected:
 		return rc;
 	}
 
+	/* Reservations of @nr on @vec until its CQ holds CQP_CQ_SHARE of them. */
+	cqp_cq *fill_to_cap(cqp_u32 vec, cqp_u32 nr)
+	{
+		cqp_cq *cq = reserve(vec, nr);
+
+		while (cq && cq->reserved + nr <= CQP_CQ_SHARE * nr)
+			EXPECT_EQ(reserve(vec, nr), cq);
+		return cq;
+	}
+
 	cqp_cq *take_idle()
 	{
 		cqp_cq *cq = cqp_pool_take_idle(pool);
@@ -1006,10 +1016,8 @@ TEST_F(Pool, ANewCqTheLedgerCannotTakeIsHandedBack)
 TEST_F(Pool, ACqGrowsToHoldTheShareOfTheLargestReservationAndNoMore)
 {
 	ASSERT_NE(make(params(1, 1u << 20, CQP_POOL_RESIZE)), nullptr);
-	cqp_cq *first = reserve(0, 10);
+	cqp_cq *first = fill_to_cap(0, 10);
 	ASSERT_NE(first, nullptr);
-	while (first->reserved + 10 <= CQP_CQ_SHARE * 10)
-		ASSERT_EQ(reserve(0, 10), first);
 	EXPECT_EQ(first->size, CQP_CQ_SHARE * 10u);
 	EXPECT_EQ(first->reserved, first->size);
 	plans.clear();
@@ -1031,10 +1039,7 @@ TEST_F(Pool, ACqGrowsToHoldTheShareOfTheLargestReservationAndNoMore)
 TEST_F(Pool, AVectorLeftWithoutCqsStartsSmallAgain)
 {
 	ASSERT_NE(make(params(2, 1u << 20, CQP_POOL_RESIZE)), nullptr);
-	cqp_cq *cq = reserve(0, 100);
-	ASSERT_NE(cq, nullptr);
-	while (cq->reserved + 100 <= CQP_CQ_SHARE * 100)
-		ASSERT_EQ(reserve(0, 100), cq);
+	ASSERT_NE(fill_to_cap(0, 100), nullptr);
 	ASSERT_NE(reserve(0, 100), nullptr); /* a second CQ */
 	ASSERT_NE(reserve(1, 5), nullptr);   /* vector 1 keeps its own */
 	for (cqp_cq *c : std::set<cqp_cq *>(in_pool)) {
