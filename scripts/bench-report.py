@@ -648,9 +648,9 @@ REASONS = {
              "513 -> 1023 -> ... until it may hold 24 reservations (which rxe "
              "rounds up), each later CQ starts at half that and is resized once, and every "
              "ib_resize_cq() on rxe allocates and zeroes a new queue, copies the old "
-             "one and frees it. Growing by new CQs only (above) allocates no more "
-             "than once per CQ, but with CQs of unequal sizes, which the balance "
-             "targets do not allow. The verbs run under the pool's growth mutex, "
+             "one and frees it. Growing by new CQs only (above) allocates each CQ "
+             "once, but in unequal sizes (each new one doubles the vector's entries "
+             "until the cap), over which users spread unevenly. The verbs run under the pool's growth mutex, "
              "outside its spinlock. Warm, neither side allocates: what is left is "
              "each get's and put's own cost (see get/put).",
 }
