@@ -429,7 +429,7 @@ def markdown(res):
         w("a `kmalloc()` and an insert into its table of reservations (under a mutex),")
         w("and its put the lookup and removal, to cqpool's own get and put.")
         w("")
-        w("| | get ns | put ns | get+put cqpool/upstream |")
+        w("| | get ns | put ns | get+put, taken over/upstream's own |")
         w("| --- | ---: | ---: | ---: |")
         w("| upstream's own | %s | %s | |" % (cell(tk["off"]["get_ns"]), cell(tk["off"]["put_ns"])))
         w("| through the takeover | %s | %s | %s |" % (
@@ -646,13 +646,16 @@ REASONS = {
     "storm": "cqpool's storm pool is sized to demand with in-place resize allowed (the "
              "default, as the device's shared pool): a vector's first CQ is resized "
              "513 -> 1023 -> ... until it may hold 24 reservations (which rxe "
-             "rounds up), each later CQ starts at half that and is resized once, and every "
-             "ib_resize_cq() on rxe allocates and zeroes a new queue, copies the old "
-             "one and frees it. Growing by new CQs only (above) allocates each CQ "
-             "once, but in unequal sizes (each new one doubles the vector's entries "
-             "until the cap), over which users spread unevenly. The verbs run under the pool's growth mutex, "
-             "outside its spinlock. Warm, neither side allocates: what is left is "
-             "each get's and put's own cost (see get/put).",
+             "rounds up), each later CQ starts at half that and is resized once, "
+             "and every ib_resize_cq() on rxe allocates and zeroes a new queue, "
+             "copies the old one and frees it. Growing by new CQs only (above) "
+             "allocates each CQ once, but in unequal sizes (each new one doubles "
+             "the vector's entries until the cap), over which users spread "
+             "unevenly. The verbs run under the pool's growth mutex, outside its "
+             "spinlock. Warm, neither side allocates: what is left is each get's "
+             "and put's own cost (see get/put), and on a warm pool each get moves "
+             "its CQ in the vector's treap, as least-used selection spreads the "
+             "gets over every CQ.",
 }
 
 
