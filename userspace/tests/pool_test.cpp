@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <csignal>
 #include <cstring>
-#include <algorithm>
 #include <functional>
 #include <map>
 #include <memory>
