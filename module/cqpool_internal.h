@@ -79,7 +79,8 @@
  *	cqpool_dev_nvec() of them, which follows CPU hotplug
  * @lock: protects @pools and @shared
  * @pools: every pool of the device (struct cqpool.node)
- * @shared: the lazily created shared pool of each poll context
+ * @shared: the lazily created shared pool of each poll context; also
+ *	read under RCU alone (cqpool_dev_shared_pool())
  * @dying: set once, by the ib_client remove, under both @lock and
  *	@handlers_rwsem (either suffices to read it): no pool and no
  *	handler is added after it
@@ -140,6 +141,8 @@ struct cqpool_dev {
  *	waiting for their timeout (see shrinker.c)
  * @reap_work: frees CQs idle for longer than the idle timeout
  * @free_work: frees the pool once its last reference is gone
+ * @rcu: the pool is freed after a grace period: cqpool_dev_shared_pool()
+ *	may try @ref of a pool its slot no longer holds
  */
 struct cqpool {
 	struct cqpool_dev *cdev;
@@ -158,6 +161,7 @@ struct cqpool {
 	bool pressed;
 	struct delayed_work reap_work;
 	struct work_struct free_work;
+	struct rcu_head rcu;
 };
 
 /**
@@ -241,6 +245,8 @@ extern struct workqueue_struct *cqpool_wq;
 int cqpool_devices_init(void);
 void cqpool_devices_exit(void);
 struct cqpool_dev *cqpool_dev_find(struct ib_device *ibdev);
+struct cqpool *cqpool_dev_shared_pool(struct ib_device *ibdev,
+				      enum ib_poll_context ctx);
 void cqpool_dev_put(struct cqpool_dev *cdev);
 unsigned int cqpool_dev_nvec(struct cqpool_dev *cdev);
 void cqpool_devices_lock(void);

@@ -80,6 +80,38 @@ struct cqpool_dev *cqpool_dev_find(struct ib_device *ibdev)
 }
 
 /**
+ * cqpool_dev_shared_pool() - a device's shared pool, if it has one yet
+ * @ibdev: an RDMA device, held by the caller
+ * @ctx: a poll context cqpool pools
+ *
+ * Takes neither the record's lock nor a reference on it, which are most
+ * of the cost of a get through the takeover: the pool holds the record,
+ * and records and pools are both freed after a grace period.  A pool
+ * whose last reference is going is not returned.
+ *
+ * Context: any context but hard interrupt.
+ * Return: the pool, referenced, or NULL: the caller then takes the
+ * record's lock (cqpool_device_pool()).
+ */
+struct cqpool *cqpool_dev_shared_pool(struct ib_device *ibdev,
+				      enum ib_poll_context ctx)
+{
+	struct cqpool_dev *cdev;
+	struct cqpool *pool = NULL;
+
+	rcu_read_lock();
+	cdev = xa_load(&cqpool_devs, ibdev->index);
+	if (cdev && cdev->ibdev == ibdev) {
+		/* Published with smp_store_release() once initialised. */
+		pool = READ_ONCE(cdev->shared[ctx]);
+		if (pool && !refcount_inc_not_zero(&pool->ref))
+			pool = NULL;
+	}
+	rcu_read_unlock();
+	return pool;
+}
+
+/**
  * cqpool_device_served() - whether cqpool serves a device now
  * @ibdev: an RDMA device, held by the caller
  *

@@ -164,7 +164,7 @@ static void cqpool_free(struct cqpool *pool)
 	cqpool_free_cqs(&dead);
 	WARN_ON(!list_empty(&pool->cqs));
 	WARN_ON(cqp_pool_destroy(pool->ledger));
-	kfree(pool);
+	kfree_rcu(pool, rcu);
 	cqpool_dev_put(cdev);
 }
 
@@ -386,6 +386,9 @@ struct cqpool *cqpool_device_pool(struct ib_device *dev,
 
 	if (!cqpool_poll_ctx_ok(ctx))
 		return ERR_PTR(-EINVAL);
+	pool = cqpool_dev_shared_pool(dev, ctx);
+	if (pool)
+		return pool;
 	cdev = cqpool_dev_find(dev);
 	if (!cdev)
 		return ERR_PTR(-ENODEV);
@@ -398,7 +401,8 @@ struct cqpool *cqpool_device_pool(struct ib_device *dev,
 		/* Its first reference is the slot's. */
 		pool = cqpool_alloc(cdev, ctx, &attr, false);
 		if (!IS_ERR(pool)) {
-			cdev->shared[ctx] = pool;
+			/* Initialised before cqpool_dev_shared_pool() sees it. */
+			smp_store_release(&cdev->shared[ctx], pool);
 			list_add_tail(&pool->node, &cdev->pools);
 		}
 	}
@@ -872,8 +876,10 @@ void cqpool_dev_remove_pools(struct cqpool_dev *cdev)
 	WARN_ON(!cdev->dying);
 	list_for_each_entry(pool, &cdev->pools, node)
 		mod_delayed_work(cqpool_wq, &pool->reap_work, 0);
-	memcpy(shared, cdev->shared, sizeof(shared));
-	memset(cdev->shared, 0, sizeof(cdev->shared));
+	for (i = 0; i < CQPOOL_NR_POLL_CTX; i++) {
+		shared[i] = cdev->shared[i];
+		WRITE_ONCE(cdev->shared[i], NULL);
+	}
 	mutex_unlock(&cdev->lock);
 
 	for (i = 0; i < CQPOOL_NR_POLL_CTX; i++)

@@ -50,6 +50,12 @@
  * cost nothing.
  */
 #define TK_RECONCILE_MS		200
+/*
+ * Records of reservations given back that are kept for the next get, at
+ * most: a ULP's gets and puts then allocate nothing in the steady state,
+ * and what is kept stays a few kilobytes whatever the peak was.
+ */
+#define TK_SPARE		64
 
 /**
  * struct tk_res - a reservation made through the takeover
@@ -63,10 +69,12 @@ struct tk_res {
 	unsigned int nr_cqe;
 };
 
-/* Protects tk_table and tk_nr_res. */
+/* Protects tk_table, tk_nr_res, tk_spare and tk_nr_spare. */
 static DEFINE_MUTEX(tk_lock);
 static DEFINE_HASHTABLE(tk_table, 7);
 static unsigned int tk_nr_res;
+static HLIST_HEAD(tk_spare);
+static unsigned int tk_nr_spare;
 module_param_named(reservations, tk_nr_res, uint, 0444);
 MODULE_PARM_DESC(reservations,
 		 "Reservations made through the takeover and not yet back in cqpool");
@@ -88,14 +96,43 @@ static void tk_mirror(struct ib_cq *cq, unsigned int nr_cqe, bool made)
 	spin_unlock_irq(&cq->device->cq_pools_lock);
 }
 
-static void tk_track(struct tk_res *res)
+/* Enters a reservation made through the takeover in the table. */
+static int tk_track(struct ib_cq *cq, unsigned int nr_cqe)
 {
+	struct tk_res *res = NULL;
+
 	mutex_lock(&tk_lock);
-	hash_add(tk_table, &res->node, (unsigned long)res->cq);
+	if (!hlist_empty(&tk_spare)) {
+		res = hlist_entry(tk_spare.first, struct tk_res, node);
+		hlist_del(&res->node);
+		tk_nr_spare--;
+	} else {
+		res = kmalloc(sizeof(*res), GFP_KERNEL);
+		if (!res) {
+			mutex_unlock(&tk_lock);
+			return -ENOMEM;
+		}
+	}
+	res->cq = cq;
+	res->nr_cqe = nr_cqe;
+	hash_add(tk_table, &res->node, (unsigned long)cq);
 	/* The module stays until every reservation is back in cqpool. */
 	if (!tk_nr_res++)
 		__module_get(THIS_MODULE);
 	mutex_unlock(&tk_lock);
+	return 0;
+}
+
+/* A record out of the table: kept for the next get, or freed. */
+static void tk_recycle(struct tk_res *res)
+{
+	lockdep_assert_held(&tk_lock);
+	if (tk_nr_spare < TK_SPARE) {
+		hlist_add_head(&res->node, &tk_spare);
+		tk_nr_spare++;
+	} else {
+		kfree(res);
+	}
 }
 
 /* Called once @n reservations taken out of the table are back in cqpool. */
@@ -111,8 +148,11 @@ static void tk_untrack_done(unsigned int n)
 		module_put(THIS_MODULE);
 }
 
-/* Takes the reservation of @nr_cqe entries on @cq out of the table. */
-static struct tk_res *tk_untrack(struct ib_cq *cq, unsigned int nr_cqe)
+/*
+ * Takes a reservation of @nr_cqe entries on @cq out of the table; false
+ * if the takeover made none.
+ */
+static bool tk_untrack(struct ib_cq *cq, unsigned int nr_cqe)
 {
 	struct tk_res *res;
 
@@ -120,12 +160,13 @@ static struct tk_res *tk_untrack(struct ib_cq *cq, unsigned int nr_cqe)
 	hash_for_each_possible(tk_table, res, node, (unsigned long)cq) {
 		if (res->cq == cq && res->nr_cqe == nr_cqe) {
 			hash_del(&res->node);
+			tk_recycle(res);
 			mutex_unlock(&tk_lock);
-			return res;
+			return true;
 		}
 	}
 	mutex_unlock(&tk_lock);
-	return NULL;
+	return false;
 }
 
 /* Gives a reservation taken out of the table back to cqpool. */
@@ -146,7 +187,6 @@ static struct ib_cq *tk_cq_pool_get(struct ib_device *dev,
 				    enum ib_poll_context poll_ctx)
 {
 	struct cqpool *pool;
-	struct tk_res *res;
 	struct ib_cq *cq;
 
 	/* As upstream: IB_POLL_DIRECT cannot be shared. */
@@ -155,27 +195,24 @@ static struct ib_cq *tk_cq_pool_get(struct ib_device *dev,
 		return ERR_PTR(-EINVAL);
 	}
 
-	res = kmalloc(sizeof(*res), GFP_KERNEL);
-	if (!res)
-		return ERR_PTR(-ENOMEM);
 	pool = cqpool_device_pool(dev, poll_ctx);
 	if (IS_ERR(pool)) {
 		trace_cqpool_takeover_get(dev, ERR_CAST(pool), nr_cqe,
 					  comp_vector_hint, poll_ctx);
-		kfree(res);
 		return ERR_CAST(pool);
 	}
 	cq = cqpool_cq_get(pool, nr_cqe, comp_vector_hint, NULL);
 	cqpool_pool_put(pool);
 	trace_cqpool_takeover_get(dev, cq, nr_cqe, comp_vector_hint, poll_ctx);
-	if (IS_ERR(cq)) {
-		kfree(res);
+	if (IS_ERR(cq))
 		return cq;
-	}
-	res->cq = cq;
-	res->nr_cqe = nr_cqe;
 	tk_mirror(cq, nr_cqe, true);
-	tk_track(res);
+	if (tk_track(cq, nr_cqe)) {
+		/* Out of the table, so no reconcile can have given it back. */
+		tk_mirror(cq, nr_cqe, false);
+		cqpool_cq_put(cq, nr_cqe, NULL);
+		return ERR_PTR(-ENOMEM);
+	}
 	return cq;
 }
 
@@ -197,11 +234,8 @@ static void tk_upstream_put(struct ib_cq *cq, unsigned int nr_cqe)
  */
 static void tk_cq_pool_put(struct ib_cq *cq, unsigned int nr_cqe)
 {
-	struct tk_res *res;
-
 	might_sleep();
-	res = tk_untrack(cq, nr_cqe);
-	if (!res) {
+	if (!tk_untrack(cq, nr_cqe)) {
 		/*
 		 * A cqpool CQ we did not hand out with these entries: a ULP
 		 * bug.  Leave cqpool's ledger alone rather than guess.
@@ -218,7 +252,7 @@ static void tk_cq_pool_put(struct ib_cq *cq, unsigned int nr_cqe)
 	}
 	trace_cqpool_takeover_put(cq, nr_cqe, "cqpool");
 	tk_mirror(cq, nr_cqe, false);
-	tk_release(res);
+	cqpool_cq_put(cq, nr_cqe, NULL);
 	tk_untrack_done(1);
 }
 
@@ -353,9 +387,14 @@ static int __init tk_init(void)
 
 static void __exit tk_exit(void)
 {
+	struct hlist_node *tmp;
+	struct tk_res *res;
+
 	/* Only reached once every reservation is back (module reference). */
 	cancel_delayed_work_sync(&tk_reconcile_work);
 	WARN_ON(!hash_empty(tk_table));
+	hlist_for_each_entry_safe(res, tmp, &tk_spare, node)
+		kfree(res);
 }
 
 module_init(tk_init);
