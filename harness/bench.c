@@ -16,6 +16,7 @@
  * first one scanned for GET_PUT, the last one for CHURN), not by the
  * order in which this run filled them.
  */
+#include <linux/kthread.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/ktime.h>
@@ -60,8 +61,13 @@
  * @cqs: with CQPOOL_CQ_PER_QP, CQs allocated now
  * @cqes: with CQPOOL_CQ_PER_QP, their entries
  * @removal: hears the device's DEVICE_FATAL, and holds the device
- * @stop: set by @removal: no get succeeds from then on
+ * @stop: set by @removal, or when a PARALLEL run is cut short: no get
+ *	succeeds from then on
  * @done: the run holds nothing on the device any more
+ * @go: PARALLEL: the threads start
+ * @running: PARALLEL: threads not yet done
+ * @all_done: PARALLEL: the last thread is done
+ * @end_ns: PARALLEL: ktime_get_ns() when it was
  */
 struct cqpool_bench_ctx {
 	struct cqpool_bench *a;
@@ -74,6 +80,26 @@ struct cqpool_bench_ctx {
 	struct cqpool_event_handler removal;
 	bool stop;
 	struct completion done;
+	struct completion go;
+	atomic_t running;
+	struct completion all_done;
+	u64 end_ns;
+};
+
+/**
+ * struct cqpool_bench_thread - one thread of a PARALLEL run
+ * @b: the run
+ * @task: the thread
+ * @vec: its vector
+ * @pairs: the get+put pairs it makes
+ * @ret: 0, or what its failed get said
+ */
+struct cqpool_bench_thread {
+	struct cqpool_bench_ctx *b;
+	struct task_struct *task;
+	unsigned int vec;
+	unsigned int pairs;
+	int ret;
 };
 
 /**
@@ -209,6 +235,94 @@ static int cqpool_bench_batches(struct cqpool_bench_ctx *b)
 	return ret;
 }
 
+static int cqpool_bench_thread_fn(void *arg)
+{
+	struct cqpool_bench_thread *t = arg;
+	struct cqpool_bench_ctx *b = t->b;
+	unsigned int nr = b->a->nr_cqe, i;
+	struct ib_cq *cq;
+
+	wait_for_completion(&b->go);
+	for (i = 0; i < t->pairs; i++) {
+		cq = cqpool_bench_get(b, nr, t->vec);
+		if (IS_ERR(cq)) {
+			t->ret = PTR_ERR(cq);
+			break;
+		}
+		cqpool_bench_put(b, cq, nr);
+	}
+	/* The last thread to finish reads the clock after every other. */
+	if (atomic_dec_and_test(&b->running)) {
+		b->end_ns = ktime_get_ns();
+		complete(&b->all_done);
+	}
+	/* Its struct stays until kthread_stop(), which waits for this. */
+	set_current_state(TASK_INTERRUPTIBLE);
+	while (!kthread_should_stop()) {
+		schedule();
+		set_current_state(TASK_INTERRUPTIBLE);
+	}
+	__set_current_state(TASK_RUNNING);
+	return 0;
+}
+
+/*
+ * @a->threads threads share @a->iterations get+put pairs, one pair at a
+ * time each, on the room cqpool_bench_getput() made; one clock pair
+ * around them all.  A thread's pairs are its own vector's, as a ULP's
+ * queue keeps to its vector.  Where the threads run is the scheduler's
+ * choice: the VM has a CPU for each.
+ */
+static int cqpool_bench_parallel(struct cqpool_bench_ctx *b)
+{
+	struct cqpool_bench *a = b->a;
+	struct cqpool_bench_thread *th;
+	unsigned int i, made;
+	int ret = 0;
+	u64 t0;
+
+	th = kcalloc(a->threads, sizeof(*th), GFP_KERNEL);
+	if (!th)
+		return -ENOMEM;
+	init_completion(&b->go);
+	init_completion(&b->all_done);
+	for (made = 0; made < a->threads; made++) {
+		th[made].b = b;
+		th[made].vec = made % b->nvec;
+		th[made].pairs = a->iterations / a->threads +
+				 (made < a->iterations % a->threads);
+		th[made].task = kthread_create(cqpool_bench_thread_fn,
+					       &th[made], "cqpool_bench/%u",
+					       made);
+		if (IS_ERR(th[made].task)) {
+			ret = PTR_ERR(th[made].task);
+			break;
+		}
+		wake_up_process(th[made].task);
+	}
+	/* Set before the start: no thread counts down before it. */
+	atomic_set(&b->running, made);
+	cqpool_bench_sample(b);
+	if (ret)
+		WRITE_ONCE(b->stop, true);
+	t0 = ktime_get_ns();
+	complete_all(&b->go);
+	if (made && wait_for_completion_killable(&b->all_done)) {
+		/* Each thread stops at its next get. */
+		WRITE_ONCE(b->stop, true);
+		wait_for_completion(&b->all_done);
+		ret = -EINTR;
+	}
+	a->get_ns = made ? b->end_ns - t0 : 0;
+	for (i = 0; i < made; i++) {
+		kthread_stop(th[i].task);
+		if (!ret)
+			ret = th[i].ret;
+	}
+	kfree(th);
+	return ret;
+}
+
 /*
  * The fill of each vector whose room GET_PUT (the first CQ upstream
  * scans) or CHURN (the last one) frees.  For cqpool, whose pool is new,
@@ -248,8 +362,9 @@ static void cqpool_bench_pick(struct cqpool_bench_ctx *b,
 /*
  * Fills @prefill CQs of each vector to their real size, then frees room
  * in one CQ per vector (see cqpool_bench_pick()) and times get+put
- * pairs of @nr_cqe, which all land in the room that was made.  One CQ
- * per QP has no pool to fill: it times ib_alloc_cq() and ib_free_cq().
+ * pairs of @nr_cqe, which all land in the room that was made: in
+ * batches, or from PARALLEL's threads.  One CQ per QP has no pool to
+ * fill: it times ib_alloc_cq() and ib_free_cq().
  */
 static int cqpool_bench_getput(struct cqpool_bench_ctx *b)
 {
@@ -317,7 +432,10 @@ static int cqpool_bench_getput(struct cqpool_bench_ctx *b)
 				f->cq = NULL;
 			}
 		}
-		ret = cqpool_bench_batches(b);
+		if (a->kind == CQPOOL_BENCH_PARALLEL)
+			ret = cqpool_bench_parallel(b);
+		else
+			ret = cqpool_bench_batches(b);
 	}
 	for (i = 0; i < filled; i++) {
 		f = &fill[(i % b->nvec) * a->prefill + i / b->nvec];
@@ -350,6 +468,9 @@ static int cqpool_bench_storm(struct cqpool_bench_ctx *b)
  * The most CQ entries a run holds at once: its prefill's CQs on every
  * vector, or a storm's reservations.  Upstream's pool keeps its CQs as
  * long as the device lives, so this bounds what a run leaves behind too.
+ * A PARALLEL run's threads must find room on their vectors (at least a
+ * prefilled CQ's request less one entry, cqpool_bench_getput()), or the
+ * run would time the pools' growth.
  */
 static bool cqpool_bench_fits(const struct cqpool_bench *a, unsigned int nvec)
 {
@@ -357,6 +478,9 @@ static bool cqpool_bench_fits(const struct cqpool_bench *a, unsigned int nvec)
 		(u64)a->iterations * a->nr_cqe :
 		(u64)nvec * a->prefill * CQPOOL_BENCH_CQ;
 
+	if (a->kind == CQPOOL_BENCH_PARALLEL &&
+	    DIV_ROUND_UP(a->threads, nvec) * a->nr_cqe > CQPOOL_BENCH_CQ - 1)
+		return false;
 	return cqes <= CQPOOL_BENCH_MAX_CQES;
 }
 
@@ -364,6 +488,7 @@ static bool cqpool_bench_valid(const struct cqpool_bench *a)
 {
 	u32 most = a->kind == CQPOOL_BENCH_STORM ? CQPOOL_MAX_FD_OBJECTS :
 						   CQPOOL_BENCH_MAX_ITER;
+	bool parallel = a->kind == CQPOOL_BENCH_PARALLEL;
 
 	switch (a->flags) {
 	case 0:
@@ -382,7 +507,12 @@ static bool cqpool_bench_valid(const struct cqpool_bench *a)
 	default:
 		return false;
 	}
-	return a->kind <= CQPOOL_BENCH_STORM &&
+	/* Threads are PARALLEL's alone, and share a pool. */
+	if (parallel != !!a->threads ||
+	    a->threads > CQPOOL_BENCH_MAX_THREADS ||
+	    (a->threads && a->cq_mode == CQPOOL_CQ_PER_QP))
+		return false;
+	return a->kind <= CQPOOL_BENCH_PARALLEL &&
 	       a->cq_mode <= CQPOOL_CQ_PER_QP &&
 	       a->poll_ctx <= CQPOOL_POLL_UNBOUND_WORKQUEUE &&
 	       memchr(a->device, 0, CQPOOL_NAME_LEN) && !a->pad &&
@@ -425,12 +555,14 @@ static void cqpool_bench_removal(struct cqpool_event_handler *h,
  * CQPOOL_BENCH_F_TAKEOVER the same calls go through cqpool_takeover.ko to
  * the device's shared cqpool pool of @poll_ctx.
  * CQPOOL_CQ_PER_QP allocates and frees one CQ of @nr_cqe per get.
+ * PARALLEL runs GET_PUT from @threads kernel threads at once.
  *
  * Context: process context.
  * Return: 0, -EINVAL for bad arguments, -ENODEV for an unknown device,
  * -ENOENT for CQPOOL_BENCH_F_TAKEOVER without the takeover,
  * -EOPNOTSUPP for one without completion vectors, -ENOSPC for a run
- * that would hold more than CQPOOL_BENCH_MAX_CQES entries, -EINTR when
+ * that would hold more than CQPOOL_BENCH_MAX_CQES entries or whose
+ * threads the room on a vector would not hold, -EINTR when
  * the caller is killed, or what a get said.
  */
 int cqpool_bench_run(struct cqpool_session *s, void *arg)

@@ -536,6 +536,62 @@ TEST_F(hardening, bench_takeover_flag_is_for_upstreams_calls_taken_over)
 	EXPECT_EQ(ENOENT, errno);
 }
 
+/*
+ * Threads are PARALLEL's alone; its threads must find room on their
+ * vectors; and a run holds nothing after it.
+ */
+TEST_F(hardening, bench_threads_are_for_parallel_alone)
+{
+	struct cqpool_bench b = {
+		.size = sizeof(b),
+		.kind = CQPOOL_BENCH_GET_PUT,
+		.cq_mode = CQPOOL_CQ_POOL,
+		/* upstream's CQs stay: on a poll context no ULP test counts */
+		.poll_ctx = CQPOOL_POLL_UNBOUND_WORKQUEUE,
+		.nr_cqe = 16,
+		.prefill = 1,
+		.iterations = 1000,
+		.threads = 2,
+	};
+	unsigned int mode;
+
+	strcpy(b.device, "rxe0");
+	EXPECT_EQ(-1, ioctl(self->fd, CQPOOL_IOC_BENCH, &b));
+	EXPECT_EQ(EINVAL, errno);
+	b.kind = CQPOOL_BENCH_PARALLEL;
+	b.threads = 0;
+	EXPECT_EQ(-1, ioctl(self->fd, CQPOOL_IOC_BENCH, &b));
+	EXPECT_EQ(EINVAL, errno);
+	b.threads = CQPOOL_BENCH_MAX_THREADS + 1;
+	EXPECT_EQ(-1, ioctl(self->fd, CQPOOL_IOC_BENCH, &b));
+	EXPECT_EQ(EINVAL, errno);
+	b.threads = 2;
+	b.cq_mode = CQPOOL_CQ_PER_QP;
+	EXPECT_EQ(-1, ioctl(self->fd, CQPOOL_IOC_BENCH, &b));
+	EXPECT_EQ(EINVAL, errno);
+	/* two threads of 2048 on a vector: more than the room made on it */
+	b.cq_mode = CQPOOL_CQ_POOL;
+	b.threads = CQPOOL_BENCH_MAX_THREADS;
+	b.nr_cqe = 2048;
+	EXPECT_EQ(-1, ioctl(self->fd, CQPOOL_IOC_BENCH, &b));
+	EXPECT_EQ(ENOSPC, errno);
+	EXPECT_EQ(0, users());
+
+	b.threads = 4;
+	b.nr_cqe = 16;
+	for (mode = CQPOOL_CQ_POOL; mode <= CQPOOL_CQ_UPSTREAM; mode++) {
+		b.cq_mode = mode;
+		b.get_ns = 0;
+		b.put_ns = 1;
+		ASSERT_EQ(0, ioctl(self->fd, CQPOOL_IOC_BENCH, &b))
+			TH_LOG("mode %u: errno %d", mode, errno);
+		EXPECT_LT(0, b.get_ns) TH_LOG("mode %u: no wall time", mode);
+		EXPECT_EQ(0, b.put_ns);
+		EXPECT_LE(1, b.cqs);
+		EXPECT_EQ(0, users());
+	}
+}
+
 TEST_F(hardening, bench_ends_when_its_caller_is_killed)
 {
 	struct cqpool_bench b = {

@@ -215,6 +215,10 @@ static void ex_bench(void *arg)
 	b->nr_cqe = 1 + rnd(64);
 	b->prefill = b->kind == CQPOOL_BENCH_STORM ? 0 : 1 + rnd(2);
 	b->iterations = 1 + rnd(32);
+	if (b->kind == CQPOOL_BENCH_PARALLEL) {
+		b->cq_mode = rnd(2);
+		b->threads = 1 + rnd(4);
+	}
 }
 
 /* A valid argument of each command, by number (none for VERSION). */

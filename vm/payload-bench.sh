@@ -19,6 +19,8 @@
 #   unbound    get/put and churn, prefill 1, 64, 1024 in increasing order,
 #              so upstream's list holds exactly the prefilled CQs; then
 #              get/put through the takeover against upstream's own
+# With BENCH_PART=parallel (a second boot, with 4 vCPUs) it runs the
+# parallel get+put alone.
 
 out=${CQPOOL_RESULTS:-/dev/stdout}
 ctl=/payload/cqpoolctl
@@ -27,6 +29,7 @@ dev=rxe0
 # shellcheck disable=SC1091
 [ -f /payload/bench.env ] && . /payload/bench.env
 rounds=${BENCH_ROUNDS:-5}
+part=${BENCH_PART:-main}
 status=0
 
 bench() { # NAME ARGS...: one JSON line
@@ -71,12 +74,29 @@ insmod /payload/cqpool_harness.ko || exit 10
 # memory scenario wait 30 s per round.
 echo 2000 >/sys/module/cqpool/parameters/idle_timeout_ms
 
+# The second boot's machine and devices are told apart from the first's.
+tag=
+[ "$part" = main ] || tag=-$part
 {
-	echo "BENCH machine {\"vcpus\": $(nproc), \"kernel\": \"$(uname -r)\"," \
+	echo "BENCH machine$tag {\"vcpus\": $(nproc), \"kernel\": \"$(uname -r)\"," \
 		"\"mem_kb\": $(awk '/MemTotal/ {print $2}' /proc/meminfo)," \
 		"\"cpu\": \"$(awk -F': ' '/model name/ {print $2; exit}' /proc/cpuinfo)\"}"
 } >>"$out"
-$ctl devices --json | sed 's/^/BENCH devices /' >>"$out"
+$ctl devices --json | sed "s/^/BENCH devices$tag /" >>"$out"
+
+# 7. Parallel get+put: getput's pool and room at 1 CQ per vector, its
+#    pairs shared by 1, 2 and 4 kernel threads, thread i on vector i;
+#    cqpool and upstream alternating.
+if [ "$part" = parallel ]; then
+	for t in 1 2 4; do
+		bench "parallel-$t" $ctl bench --kind parallel --device $dev \
+			--poll unbound --modes cqpool,upstream --prefill 1 \
+			--nr-cqe 32 --iterations 400000 --threads $t \
+			--rounds "$rounds"
+	done
+	rmmod cqpool_harness cqpool
+	exit $status
+fi
 
 # 1. The first reservation of 32 CQEs: upstream first, on a poll context
 #    nothing has used in this boot.

@@ -563,6 +563,13 @@ enum cqpool_bench_kind {
 	CQPOOL_BENCH_CHURN = 1,
 	/* @iterations reservations of @nr_cqe, then all released. */
 	CQPOOL_BENCH_STORM = 2,
+	/*
+	 * GET_PUT's pool and room, and @iterations get+put pairs shared by
+	 * @threads kernel threads, thread i on vector i modulo the vectors,
+	 * as a ULP's queues are: the throughput of the pool under
+	 * contention.  Not with CQPOOL_CQ_PER_QP.
+	 */
+	CQPOOL_BENCH_PARALLEL = 3,
 };
 
 /*
@@ -578,6 +585,8 @@ enum cqpool_bench_kind {
 #define CQPOOL_BENCH_F_TAKEOVER		(1U << 2)
 /* The most entries a benchmark run holds at once (struct cqpool_bench). */
 #define CQPOOL_BENCH_MAX_CQES	(1U << 23)
+/* The most threads of a PARALLEL run. */
+#define CQPOOL_BENCH_MAX_THREADS	64
 
 /**
  * struct cqpool_bench - argument of CQPOOL_IOC_BENCH
@@ -595,14 +604,19 @@ enum cqpool_bench_kind {
  * @device: in: the RDMA device
  * @poll_ctx: in: enum cqpool_poll_ctx
  * @nr_cqe: in: entries per reservation (1..2048)
- * @prefill: in: GET_PUT, CHURN: CQs per vector before timing (1..4096)
+ * @prefill: in: GET_PUT, CHURN, PARALLEL: CQs per vector before timing
+ *	(1..4096)
  * @iterations: in: 1..1000000 (STORM: at most CQPOOL_MAX_FD_OBJECTS)
- * @get_ns: out: time in the gets
- * @put_ns: out: time in the puts
+ * @get_ns: out: time in the gets; PARALLEL: the wall time of the run,
+ *	from the threads' start to the last one's end
+ * @put_ns: out: time in the puts; PARALLEL: 0
  * @cqs: out: CQs the pool held at its fullest
  * @pad: zero
  * @cqes: out: their entries
  * @reserved_cqes: out: entries reserved at that point
+ * @threads: in: PARALLEL: 1..CQPOOL_BENCH_MAX_THREADS, no more on a
+ *	vector than the room made on it holds at once (else ENOSPC); other
+ *	kinds: zero
  * @reserved: must be zero
  *
  * Times come from ktime_get_ns() around each batch of calls.  Upstream
@@ -627,7 +641,8 @@ struct cqpool_bench {
 	__u32 pad;
 	__u64 cqes;
 	__u64 reserved_cqes;
-	__u32 reserved[4];
+	__u32 threads;
+	__u32 reserved[3];
 };
 
 /*

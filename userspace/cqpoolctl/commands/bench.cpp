@@ -21,7 +21,7 @@
 namespace cqpoolctl {
 
 const CommandSpec bench_spec = {
-	"bench", "--kind getput|churn|storm|mixed --device DEV [options]",
+	"bench", "--kind getput|churn|storm|parallel|mixed --device DEV [options]",
 	"Times reservations in the kernel (CQPOOL_IOC_BENCH) on a fresh cqpool\n"
 	"pool, on upstream's ib_cq_pool_get() and (with --modes) on one\n"
 	"ib_alloc_cq() per QP, alternating for R rounds, and prints\n"
@@ -30,18 +30,21 @@ const CommandSpec bench_spec = {
 	"          but one\n"
 	"  churn   the same, with the room in the CQ upstream scans last\n"
 	"  storm   --iterations reservations, then all released\n"
+	"  parallel  getput's pool, with its get+put pairs shared by --threads\n"
+	"          kernel threads at once: wall time per pair, throughput\n"
 	"  mixed   1024 reservations of 33, 129, 385, 1025, 65, 257 CQEs on\n"
 	"          cqpool's shared pool and on upstream's, from userspace:\n"
 	"          CQEs allocated/reserved, users per CQ, CQEs held after\n"
 	"          release and after cqpool's idle timeout\n"
 	"Upstream's CQs made here stay with the device, as upstream keeps them.",
 	{
-		{"kind", "KIND", "getput|churn|storm|mixed (default getput)"},
+		{"kind", "KIND", "getput|churn|storm|parallel|mixed (default getput)"},
 		{"device", "DEV", "the RDMA device"},
 		{"modes", "LIST", "cqpool,upstream,perqp (default cqpool,upstream)"},
 		{"prefill", "N", "getput, churn: full CQs per vector first (default 8)"},
 		{"nr-cqe", "N", "entries per reservation (default 32)"},
 		{"iterations", "N", "operations per round (default 10000; storm 1024; mixed 1024)"},
+		{"threads", "N", "parallel: kernel threads, thread i on vector i (default 4)"},
 		{"rounds", "R", "A/B rounds (default 5)"},
 		{"poll", "CTX", "softirq|workqueue|unbound (default softirq)"},
 		{"shared", nullptr, "storm: cqpool on the device's shared pool, warm "
@@ -318,11 +321,13 @@ int cmd_bench(const Args &args, const Context &ctx)
 		kind = CQPOOL_BENCH_CHURN;
 	else if (k == "storm")
 		kind = CQPOOL_BENCH_STORM;
+	else if (k == "parallel")
+		kind = CQPOOL_BENCH_PARALLEL;
 	else if (k == "mixed")
 		mixed = true;
 	else
 		return usage_error(bench_spec, "unknown --kind '" + k +
-				   "' (getput, churn, storm, mixed)");
+				   "' (getput, churn, storm, parallel, mixed)");
 	if (!device_arg(bench_spec, args, dev))
 		return EXIT_USAGE;
 	if (args.has("poll") && !parse_poll_ctx(args.get("poll"), poll))
@@ -331,12 +336,21 @@ int cmd_bench(const Args &args, const Context &ctx)
 		return usage_error(bench_spec, "bad --modes '" + args.get("modes") +
 				   "' (cqpool,upstream,perqp)");
 	bool storm = kind == CQPOOL_BENCH_STORM && !mixed;
+	bool parallel = kind == CQPOOL_BENCH_PARALLEL;
+	uint32_t threads = 0;
 	if (!args.get_u32("prefill", 8, 1, 4096, prefill, err) ||
 	    !args.get_u32("nr-cqe", 32, 1, UINT32_MAX, nr_cqe, err) ||
 	    !args.get_u32("iterations", storm || mixed ? 1024 : 10000, 1,
 			  storm || mixed ? CQPOOL_MAX_FD_OBJECTS : 1000000, iterations, err) ||
-	    !args.get_u32("rounds", 5, 1, 1000, rounds, err))
+	    !args.get_u32("rounds", 5, 1, 1000, rounds, err) ||
+	    (parallel && !args.get_u32("threads", 4, 1, CQPOOL_BENCH_MAX_THREADS,
+				       threads, err)))
 		return usage_error(bench_spec, err);
+	if (args.has("threads") && !parallel)
+		return usage_error(bench_spec, "--threads is for --kind parallel");
+	if (parallel && std::count(modes.begin(), modes.end(), CQPOOL_CQ_PER_QP))
+		return usage_error(bench_spec, "--kind parallel compares pools: "
+				   "cqpool,upstream");
 	bool takeover = args.has("takeover");
 	if (mixed && takeover)
 		return usage_error(bench_spec, "--takeover is for getput, churn and storm");
@@ -375,6 +389,7 @@ int cmd_bench(const Args &args, const Context &ctx)
 			b.nr_cqe = nr_cqe;
 			b.prefill = storm ? 0 : prefill;
 			b.iterations = iterations;
+			b.threads = threads;
 			e = cq.bench(b);
 			if (x.mode == CQPOOL_CQ_UPSTREAM && e.err == EBUSY) {
 				std::fprintf(stderr,
@@ -387,8 +402,9 @@ int cmd_bench(const Args &args, const Context &ctx)
 				return fail(describe(e) + " (--takeover: cqpool_takeover "
 							  "is not loaded)");
 			if (e.err == EINVAL)
-				return fail(describe(e) + " (--nr-cqe, --prefill, --iterations "
-							  "or --modes out of the module's range?)");
+				return fail(describe(e) + " (--nr-cqe, --prefill, --iterations, "
+							  "--threads or --modes out of the module's "
+							  "range?)");
 			if (e)
 				return fail(e);
 			x.get.push_back(double(b.get_ns) / iterations);
@@ -421,14 +437,22 @@ int cmd_bench(const Args &args, const Context &ctx)
 			j.field("prefill", prefill);
 		else
 			j.field("shared", shared).field("no_resize", no_resize);
+		if (parallel)
+			j.field("threads", threads);
 		for (size_t m = 0; m < s.size(); m++) {
 			j.key(s[m].name).begin_object();
 			j.field("skipped", s[m].skipped);
-			if (!s[m].skipped) {
+			if (!s[m].skipped && parallel) {
+				// The run's wall time over its pairs: all threads'.
+				json_spread(j, "pair_ns", g[m]);
+				json_samples(j, "pair_ns_rounds", s[m].get);
+			} else if (!s[m].skipped) {
 				json_spread(j, "get_ns", g[m]);
 				json_spread(j, "put_ns", p[m]);
 				json_samples(j, "get_ns_rounds", s[m].get);
 				json_samples(j, "put_ns_rounds", s[m].put);
+			}
+			if (!s[m].skipped) {
 				json_samples(j, "cqs_rounds", s[m].cqs);
 				json_samples(j, "cqes_rounds", s[m].cqes);
 				json_samples(j, "reserved_cqes_rounds", s[m].reserved_cqes);
@@ -439,8 +463,11 @@ int cmd_bench(const Args &args, const Context &ctx)
 			}
 			j.end_object();
 		}
-		if (up >= 0 && s[0].mode == CQPOOL_CQ_POOL && g[up].median > 0 &&
-		    p[up].median > 0) {
+		if (parallel && up >= 0 && s[0].mode == CQPOOL_CQ_POOL &&
+		    g[0].median > 0)
+			j.field("throughput_ratio", g[up].median / g[0].median);
+		else if (up >= 0 && s[0].mode == CQPOOL_CQ_POOL && g[up].median > 0 &&
+			 p[up].median > 0) {
 			j.field("get_ratio", g[0].median / g[up].median);
 			j.field("put_ratio", p[0].median / p[up].median);
 		}
@@ -449,9 +476,10 @@ int cmd_bench(const Args &args, const Context &ctx)
 		return 0;
 	}
 
-	std::printf("%s on %s: %u x %u CQEs, %u rounds%s\n\n", k.c_str(), dev.c_str(),
+	std::printf("%s on %s: %u x %u CQEs, %u rounds%s%s\n\n", k.c_str(), dev.c_str(),
 		    iterations, nr_cqe, rounds,
-		    storm ? "" : (", prefill " + std::to_string(prefill) + " CQs/vector").c_str());
+		    storm ? "" : (", prefill " + std::to_string(prefill) + " CQs/vector").c_str(),
+		    parallel ? (", " + std::to_string(threads) + " threads").c_str() : "");
 	std::vector<std::string> header{""};
 	for (const auto &x : s)
 		if (!x.skipped)
@@ -471,10 +499,22 @@ int cmd_bench(const Args &args, const Context &ctx)
 		t.add(v);
 	};
 	auto last = [&](const std::vector<double> &v) { return v.empty() ? 0.0 : v.back(); };
-	row("get ns/op median (min-max)", [&](size_t m) { return spread_cell(g[m]); },
-	    [&] { return ratio_cell(g[0], g[up]); });
-	row("put ns/op median (min-max)", [&](size_t m) { return spread_cell(p[m]); },
-	    [&] { return ratio_cell(p[0], p[up]); });
+	if (parallel) {
+		row("wall ns per get+put pair median (min-max)",
+		    [&](size_t m) { return spread_cell(g[m]); },
+		    [&] { return ratio_cell(g[0], g[up]); });
+		row("get+put pairs per second (median)",
+		    [&](size_t m) {
+			    return g[m].median > 0 ? grouped(uint64_t(1e9 / g[m].median))
+						   : std::string("-");
+		    },
+		    [&] { return ratio_cell(g[up], g[0]); });
+	} else {
+		row("get ns/op median (min-max)", [&](size_t m) { return spread_cell(g[m]); },
+		    [&] { return ratio_cell(g[0], g[up]); });
+		row("put ns/op median (min-max)", [&](size_t m) { return spread_cell(p[m]); },
+		    [&] { return ratio_cell(p[0], p[up]); });
+	}
 	row("CQs at fullest", [&](size_t m) { return grouped(uint64_t(last(s[m].cqs))); },
 	    [&] {
 		    double u = last(s[up].cqs);

@@ -232,6 +232,34 @@ TEST_F(Commands, BenchTakeoverFlagGoesToUpstreamsRunsOnly)
 	EXPECT_TRUE(has(err, "--takeover is for getput, churn and storm")) << err;
 }
 
+TEST_F(Commands, BenchParallelSendsThreadsAndReportsThroughput)
+{
+	EXPECT_EQ(run(bench_cmd, {"--device", "rxe0", "--kind", "parallel", "--rounds", "1",
+				  "--threads", "2", "--iterations", "1000"},
+		      true),
+		  0)
+		<< err;
+	EXPECT_EQ(k.bench_threads, (std::vector<uint32_t>{ 2, 2 }));
+	// The fake's wall time: 100 ns (cqpool) and 200 ns (upstream) a pair
+	// over 2 threads, so cqpool has twice the throughput.
+	EXPECT_TRUE(has(out, R"("threads":2)")) << out;
+	EXPECT_TRUE(has(out, R"("pair_ns":{"median":50,)")) << out;
+	EXPECT_TRUE(has(out, R"("throughput_ratio":2)")) << out;
+	EXPECT_FALSE(has(out, "get_ns")) << out;
+
+	k.bench_threads.clear();
+	EXPECT_EQ(run(bench_cmd, {"--device", "rxe0", "--rounds", "1"}), 0) << err;
+	EXPECT_EQ(k.bench_threads, (std::vector<uint32_t>{ 0, 0 }));
+	EXPECT_EQ(run(bench_cmd, {"--device", "rxe0", "--threads", "2"}), EXIT_USAGE);
+	EXPECT_TRUE(has(err, "--threads is for --kind parallel")) << err;
+	EXPECT_EQ(run(bench_cmd, {"--device", "rxe0", "--kind", "parallel", "--threads", "0"}),
+		  EXIT_USAGE);
+	EXPECT_EQ(run(bench_cmd, {"--device", "rxe0", "--kind", "parallel", "--modes",
+				  "cqpool,perqp"}),
+		  EXIT_USAGE);
+	EXPECT_TRUE(has(err, "--kind parallel compares pools")) << err;
+}
+
 TEST_F(Commands, InjectShowsWhatArrived)
 {
 	EXPECT_EQ(run(inject_cmd, {"sq-drain", "--device", "rxe0"}, true), 0);

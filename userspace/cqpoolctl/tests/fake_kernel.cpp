@@ -282,9 +282,13 @@ int do_ioctl(int fd, unsigned long req, void *arg)
 		    (storm_flag && (b->kind != CQPOOL_BENCH_STORM ||
 				    b->cq_mode != CQPOOL_CQ_POOL)) ||
 		    (b->flags == CQPOOL_BENCH_F_TAKEOVER &&
-		     b->cq_mode != CQPOOL_CQ_UPSTREAM))
+		     b->cq_mode != CQPOOL_CQ_UPSTREAM) ||
+		    (b->kind == CQPOOL_BENCH_PARALLEL) != !!b->threads ||
+		    b->threads > CQPOOL_BENCH_MAX_THREADS ||
+		    (b->threads && b->cq_mode == CQPOOL_CQ_PER_QP))
 			return fail(EINVAL);
 		k.bench_flags.push_back(b->flags);
+		k.bench_threads.push_back(b->threads);
 		if (b->flags == CQPOOL_BENCH_F_TAKEOVER && !k.upstream_busy)
 			return fail(ENOENT);
 		if (b->cq_mode == CQPOOL_CQ_UPSTREAM && k.upstream_busy &&
@@ -294,6 +298,11 @@ int do_ioctl(int fd, unsigned long req, void *arg)
 		uint64_t per = b->cq_mode == CQPOOL_CQ_POOL ? 100 : 200;
 		b->get_ns = per * b->iterations;
 		b->put_ns = per / 2 * b->iterations;
+		// PARALLEL: the wall time of the run, no puts of their own.
+		if (b->threads) {
+			b->get_ns = per * b->iterations / b->threads;
+			b->put_ns = 0;
+		}
 		b->cqs = b->cq_mode == CQPOOL_CQ_POOL ? 3 : 16;
 		b->cqes = b->cqs * 4096ULL;
 		b->reserved_cqes = b->cqes - 100;

@@ -25,6 +25,7 @@ struct Kernel {
 	int open_errno = 0;		// open() fails with it
 	bool upstream_busy = false;	// CQ_UPSTREAM gives EBUSY (takeover)
 	std::vector<uint32_t> bench_flags;	// @flags of each BENCH, in order
+	std::vector<uint32_t> bench_threads;	// @threads of each BENCH, in order
 	int trigger_errno = 0;
 	uint32_t vectors = 2;
 	uint32_t pool_cq_size = 4096;
