@@ -18,6 +18,7 @@
  */
 #include <linux/kthread.h>
 #include <linux/slab.h>
+#include <linux/sort.h>
 #include <linux/string.h>
 #include <linux/ktime.h>
 #include <linux/sched/signal.h>
@@ -235,6 +236,70 @@ static int cqpool_bench_batches(struct cqpool_bench_ctx *b)
 	return ret;
 }
 
+static int cqpool_bench_cmp_u32(const void *a, const void *b)
+{
+	u32 x = *(const u32 *)a, y = *(const u32 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Sorts the @n times in @t and gives their 50th, 90th, 99th and 100th. */
+static void cqpool_bench_pct(u32 *t, unsigned int n, __u64 *p50, __u64 *p90,
+			     __u64 *p99, __u64 *max)
+{
+	sort(t, n, sizeof(*t), cqpool_bench_cmp_u32, NULL);
+	*p50 = t[(n - 1) / 2];
+	*p90 = t[(u64)(n - 1) * 90 / 100];
+	*p99 = t[(u64)(n - 1) * 99 / 100];
+	*max = t[n - 1];
+}
+
+/*
+ * LATENCY: get+put pairs with a clock pair around each call, on the room
+ * cqpool_bench_getput() made (one CQ per QP: each get allocates); the
+ * distribution of the calls, clock included.
+ */
+static int cqpool_bench_latency(struct cqpool_bench_ctx *b)
+{
+	struct cqpool_bench *a = b->a;
+	unsigned int n = a->iterations, i;
+	u32 *get, *put;
+	struct ib_cq *cq;
+	u64 t0, t1, t2;
+	int ret = 0;
+
+	get = kvcalloc(n, sizeof(*get), GFP_KERNEL_ACCOUNT);
+	put = kvcalloc(n, sizeof(*put), GFP_KERNEL_ACCOUNT);
+	if (!get || !put) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	cqpool_bench_sample(b);
+	for (i = 0; i < n; i++) {
+		t0 = ktime_get_ns();
+		cq = cqpool_bench_get(b, a->nr_cqe, i % b->nvec);
+		t1 = ktime_get_ns();
+		if (IS_ERR(cq)) {
+			ret = PTR_ERR(cq);
+			goto out;
+		}
+		cqpool_bench_put(b, cq, a->nr_cqe);
+		t2 = ktime_get_ns();
+		get[i] = min_t(u64, t1 - t0, U32_MAX);
+		put[i] = min_t(u64, t2 - t1, U32_MAX);
+		a->get_ns += t1 - t0;
+		a->put_ns += t2 - t1;
+	}
+	cqpool_bench_pct(get, n, &a->get_p50_ns, &a->get_p90_ns,
+			 &a->get_p99_ns, &a->get_max_ns);
+	cqpool_bench_pct(put, n, &a->put_p50_ns, &a->put_p90_ns,
+			 &a->put_p99_ns, &a->put_max_ns);
+out:
+	kvfree(put);
+	kvfree(get);
+	return ret;
+}
+
 static int cqpool_bench_thread_fn(void *arg)
 {
 	struct cqpool_bench_thread *t = arg;
@@ -363,8 +428,8 @@ static void cqpool_bench_pick(struct cqpool_bench_ctx *b,
  * Fills @prefill CQs of each vector to their real size, then frees room
  * in one CQ per vector (see cqpool_bench_pick()) and times get+put
  * pairs of @nr_cqe, which all land in the room that was made: in
- * batches, or from PARALLEL's threads.  One CQ per QP has no pool to
- * fill: it times ib_alloc_cq() and ib_free_cq().
+ * batches, from PARALLEL's threads, or one call at a time (LATENCY).  One
+ * CQ per QP has no pool to fill: it times ib_alloc_cq() and ib_free_cq().
  */
 static int cqpool_bench_getput(struct cqpool_bench_ctx *b)
 {
@@ -376,7 +441,8 @@ static int cqpool_bench_getput(struct cqpool_bench_ctx *b)
 	int ret = 0;
 
 	if (a->cq_mode == CQPOOL_CQ_PER_QP)
-		return cqpool_bench_batches(b);
+		return a->kind == CQPOOL_BENCH_LATENCY ?
+			cqpool_bench_latency(b) : cqpool_bench_batches(b);
 	fill = kvcalloc(n, sizeof(*fill), GFP_KERNEL_ACCOUNT);
 	pick = kcalloc(b->nvec, sizeof(*pick), GFP_KERNEL_ACCOUNT);
 	if (!fill || !pick) {
@@ -434,6 +500,8 @@ static int cqpool_bench_getput(struct cqpool_bench_ctx *b)
 		}
 		if (a->kind == CQPOOL_BENCH_PARALLEL)
 			ret = cqpool_bench_parallel(b);
+		else if (a->kind == CQPOOL_BENCH_LATENCY)
+			ret = cqpool_bench_latency(b);
 		else
 			ret = cqpool_bench_batches(b);
 	}
@@ -512,7 +580,7 @@ static bool cqpool_bench_valid(const struct cqpool_bench *a)
 	    a->threads > CQPOOL_BENCH_MAX_THREADS ||
 	    (a->threads && a->cq_mode == CQPOOL_CQ_PER_QP))
 		return false;
-	return a->kind <= CQPOOL_BENCH_PARALLEL &&
+	return a->kind <= CQPOOL_BENCH_LATENCY &&
 	       a->cq_mode <= CQPOOL_CQ_PER_QP &&
 	       a->poll_ctx <= CQPOOL_POLL_UNBOUND_WORKQUEUE &&
 	       memchr(a->device, 0, CQPOOL_NAME_LEN) && !a->pad &&
@@ -555,7 +623,8 @@ static void cqpool_bench_removal(struct cqpool_event_handler *h,
  * CQPOOL_BENCH_F_TAKEOVER the same calls go through cqpool_takeover.ko to
  * the device's shared cqpool pool of @poll_ctx.
  * CQPOOL_CQ_PER_QP allocates and frees one CQ of @nr_cqe per get.
- * PARALLEL runs GET_PUT from @threads kernel threads at once.
+ * PARALLEL runs GET_PUT from @threads kernel threads at once, LATENCY
+ * times each of its calls alone.
  *
  * Context: process context.
  * Return: 0, -EINVAL for bad arguments, -ENODEV for an unknown device,

@@ -130,6 +130,20 @@ def summarize(raw):
                                    tk["off"]["get_ns"]["median"] + tk["off"]["put_ns"]["median"])
         s["takeover"] = tk
 
+    # 1c. per-call latency: each round's percentiles, their spread over
+    #     the rounds; the mean per call, clock included
+    r = raw.get("latency-1")
+    if r:
+        lat = {"iterations": r["iterations"]}
+        for mode in ("cqpool", "upstream", "perqp"):
+            m = bench_series(r, mode)
+            if m:
+                lat[mode] = {k[:-len("_rounds")]: spread(m[k]) for k in m
+                             if re.fullmatch(r"(get|put)_(p\d+|max)_ns_rounds", k)}
+                lat[mode]["get_mean_ns"] = spread(m["get_ns_rounds"])
+                lat[mode]["put_mean_ns"] = spread(m["put_ns_rounds"])
+        s["latency"] = lat
+
     # 1b. parallel get+put (its own boot, 4 vCPUs): wall ns per pair over
     #     all threads; throughput ratio = upstream's time / cqpool's
     par = []
@@ -467,6 +481,27 @@ def markdown(res):
         w("| upstream's own | %s | %s | |" % (cell(tk["off"]["get_ns"]), cell(tk["off"]["put_ns"])))
         w("| through the takeover | %s | %s | %s |" % (
             cell(tk["on"]["get_ns"]), cell(tk["on"]["put_ns"]), rcell(tk.get("getput_ratio"))))
+        w("")
+
+    lat = s.get("latency")
+    if lat:
+        w("**Per-call latency.** *getput* at 1 CQ per vector as above, %s get+put pairs"
+          % fmt(lat["iterations"]))
+        w("a round, with a clock pair around each call (`bench --kind latency`): the")
+        w("distribution of single calls, where the batches above give their mean. Each")
+        w("call's time includes one clock read, which under TCG costs about as much as a")
+        w("call; *mean* is the same runs' mean, for comparison with the batches. Cells")
+        w("are the median (min–max) over the rounds of each round's percentile.")
+        w("")
+        w("| | get p50 | get p90 | get p99 | get max | get mean | put p50 | put p90 | put p99 | put max | put mean |")
+        w("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+        for mode, label in (("cqpool", "cqpool"), ("upstream", "upstream"),
+                            ("perqp", "per-QP alloc/free")):
+            d = lat.get(mode)
+            if d:
+                w("| %s | %s |" % (label, " | ".join(
+                    cell(d.get("%s_%s_ns" % (op, q))) for op in ("get", "put")
+                    for q in ("p50", "p90", "p99", "max", "mean"))))
         w("")
 
     par = s.get("parallel")

@@ -14,6 +14,7 @@
 #include <signal.h>
 #include <fcntl.h>
 #include <linux/cqpool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -536,26 +537,34 @@ TEST_F(hardening, bench_takeover_flag_is_for_upstreams_calls_taken_over)
 	EXPECT_EQ(ENOENT, errno);
 }
 
+/* A BENCH of @kind on rxe0: 16 entries a get, one CQ per vector filled. */
+static struct cqpool_bench bench_arg(__u32 kind, __u32 iterations)
+{
+	struct cqpool_bench b = {
+		.size = sizeof(b),
+		.kind = kind,
+		.cq_mode = CQPOOL_CQ_POOL,
+		/* upstream's CQs stay: on a poll context no ULP test counts */
+		.poll_ctx = CQPOOL_POLL_UNBOUND_WORKQUEUE,
+		.nr_cqe = 16,
+		.prefill = 1,
+		.iterations = iterations,
+	};
+
+	strcpy(b.device, "rxe0");
+	return b;
+}
+
 /*
  * Threads are PARALLEL's alone; its threads must find room on their
  * vectors; and a run holds nothing after it.
  */
 TEST_F(hardening, bench_threads_are_for_parallel_alone)
 {
-	struct cqpool_bench b = {
-		.size = sizeof(b),
-		.kind = CQPOOL_BENCH_GET_PUT,
-		.cq_mode = CQPOOL_CQ_POOL,
-		/* upstream's CQs stay: on a poll context no ULP test counts */
-		.poll_ctx = CQPOOL_POLL_UNBOUND_WORKQUEUE,
-		.nr_cqe = 16,
-		.prefill = 1,
-		.iterations = 1000,
-		.threads = 2,
-	};
+	struct cqpool_bench b = bench_arg(CQPOOL_BENCH_GET_PUT, 1000);
 	unsigned int mode;
 
-	strcpy(b.device, "rxe0");
+	b.threads = 2;
 	EXPECT_EQ(-1, ioctl(self->fd, CQPOOL_IOC_BENCH, &b));
 	EXPECT_EQ(EINVAL, errno);
 	b.kind = CQPOOL_BENCH_PARALLEL;
@@ -590,6 +599,43 @@ TEST_F(hardening, bench_threads_are_for_parallel_alone)
 		EXPECT_LE(1, b.cqs);
 		EXPECT_EQ(0, users());
 	}
+}
+
+/* Percentiles are LATENCY's output: zero in, ordered out, for each mode. */
+TEST_F(hardening, bench_latency_gives_ordered_percentiles)
+{
+	struct cqpool_bench b = bench_arg(CQPOOL_BENCH_LATENCY, 200);
+	unsigned int mode;
+
+	b.get_p90_ns = 1;
+	EXPECT_EQ(-1, ioctl(self->fd, CQPOOL_IOC_BENCH, &b));
+	EXPECT_EQ(EINVAL, errno);
+	b.get_p90_ns = 0;
+	for (mode = CQPOOL_CQ_POOL; mode <= CQPOOL_CQ_PER_QP; mode++) {
+		b.cq_mode = mode;
+		ASSERT_EQ(0, ioctl(self->fd, CQPOOL_IOC_BENCH, &b))
+			TH_LOG("mode %u: errno %d", mode, errno);
+		EXPECT_LT(0, b.get_p50_ns) TH_LOG("mode %u", mode);
+		EXPECT_LE(b.get_p50_ns, b.get_p90_ns);
+		EXPECT_LE(b.get_p90_ns, b.get_p99_ns);
+		EXPECT_LE(b.get_p99_ns, b.get_max_ns);
+		EXPECT_LE(b.get_max_ns, b.get_ns);
+		EXPECT_LT(0, b.put_p50_ns) TH_LOG("mode %u", mode);
+		EXPECT_LE(b.put_p50_ns, b.put_p90_ns);
+		EXPECT_LE(b.put_p90_ns, b.put_p99_ns);
+		EXPECT_LE(b.put_p99_ns, b.put_max_ns);
+		EXPECT_LE(b.put_max_ns, b.put_ns);
+		EXPECT_EQ(0, users());
+		/* the percentiles are the struct's tail: zero in again */
+		memset((char *)&b + offsetof(struct cqpool_bench, get_p50_ns), 0,
+		       sizeof(b) - offsetof(struct cqpool_bench, get_p50_ns));
+	}
+	/* the batched kind leaves them as they came: zero */
+	b.kind = CQPOOL_BENCH_GET_PUT;
+	b.cq_mode = CQPOOL_CQ_POOL;
+	ASSERT_EQ(0, ioctl(self->fd, CQPOOL_IOC_BENCH, &b));
+	EXPECT_EQ(0, b.get_p50_ns);
+	EXPECT_EQ(0, b.put_max_ns);
 }
 
 TEST_F(hardening, bench_ends_when_its_caller_is_killed)

@@ -209,7 +209,7 @@ static void ex_bench(void *arg)
 {
 	struct cqpool_bench *b = arg;
 
-	b->kind = rnd(4);
+	b->kind = rnd(5);
 	b->cq_mode = rnd(3);
 	strcpy(b->device, "rxe0");
 	b->nr_cqe = 1 + rnd(64);

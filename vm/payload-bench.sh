@@ -144,6 +144,12 @@ for p in 1 64 1024; do
 	done
 done
 
+# 4b. Per-call latency: get/put at 1 CQ per vector with a clock pair
+#     around each call, its distribution where 4 gives the batches' mean.
+bench latency-1 $ctl bench --kind latency --device $dev --poll unbound \
+	--modes cqpool,upstream,perqp --prefill 1 --nr-cqe 32 \
+	--iterations 10000 --rounds "$rounds"
+
 # 4a. What a ULP pays through the takeover: upstream's get/put timed on
 #     upstream's own pool, then through cqpool_takeover.ko on cqpool's
 #     shared pool, alternating, one of each per round.  After the get/put

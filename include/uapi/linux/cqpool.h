@@ -570,6 +570,12 @@ enum cqpool_bench_kind {
 	 * contention.  Not with CQPOOL_CQ_PER_QP.
 	 */
 	CQPOOL_BENCH_PARALLEL = 3,
+	/*
+	 * GET_PUT with a clock pair around each call, the clock's own cost
+	 * included: the distribution of single calls, where GET_PUT's
+	 * batches give their mean.
+	 */
+	CQPOOL_BENCH_LATENCY = 4,
 };
 
 /*
@@ -608,7 +614,8 @@ enum cqpool_bench_kind {
  *	(1..4096)
  * @iterations: in: 1..1000000 (STORM: at most CQPOOL_MAX_FD_OBJECTS)
  * @get_ns: out: time in the gets; PARALLEL: the wall time of the run,
- *	from the threads' start to the last one's end
+ *	from the threads' start to the last one's end; LATENCY: the sum of
+ *	the calls' times
  * @put_ns: out: time in the puts; PARALLEL: 0
  * @cqs: out: CQs the pool held at its fullest
  * @pad: zero
@@ -618,8 +625,19 @@ enum cqpool_bench_kind {
  *	vector than the room made on it holds at once (else ENOSPC); other
  *	kinds: zero
  * @reserved: must be zero
+ * @get_p50_ns: in: zero; out: LATENCY: the median get
+ * @get_p90_ns: in: zero; out: LATENCY: its 90th percentile
+ * @get_p99_ns: in: zero; out: LATENCY: its 99th percentile
+ * @get_max_ns: in: zero; out: LATENCY: the slowest get
+ * @put_p50_ns: in: zero; out: LATENCY: the median put
+ * @put_p90_ns: in: zero; out: LATENCY: its 90th percentile
+ * @put_p99_ns: in: zero; out: LATENCY: its 99th percentile
+ * @put_max_ns: in: zero; out: LATENCY: the slowest put
  *
- * Times come from ktime_get_ns() around each batch of calls.  Upstream
+ * Times come from ktime_get_ns() around each batch of calls (LATENCY:
+ * around each call).  The percentiles come after the reserved words, where
+ * the struct's first version ended: a caller of that size gets none, and
+ * every other caller passes them zero.  Upstream
  * CQs this makes stay with the device, as upstream keeps them.  A run
  * holds at most CQPOOL_BENCH_MAX_CQES entries at once (@prefill CQs of
  * 4096 entries on every vector, or a STORM's @iterations x @nr_cqe), else
@@ -643,6 +661,14 @@ struct cqpool_bench {
 	__u64 reserved_cqes;
 	__u32 threads;
 	__u32 reserved[3];
+	__u64 get_p50_ns;
+	__u64 get_p90_ns;
+	__u64 get_p99_ns;
+	__u64 get_max_ns;
+	__u64 put_p50_ns;
+	__u64 put_p90_ns;
+	__u64 put_p99_ns;
+	__u64 put_max_ns;
 };
 
 /*

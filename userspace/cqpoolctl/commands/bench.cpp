@@ -21,7 +21,7 @@
 namespace cqpoolctl {
 
 const CommandSpec bench_spec = {
-	"bench", "--kind getput|churn|storm|parallel|mixed --device DEV [options]",
+	"bench", "--kind getput|churn|storm|parallel|latency|mixed --device DEV [options]",
 	"Times reservations in the kernel (CQPOOL_IOC_BENCH) on a fresh cqpool\n"
 	"pool, on upstream's ib_cq_pool_get() and (with --modes) on one\n"
 	"ib_alloc_cq() per QP, alternating for R rounds, and prints\n"
@@ -32,13 +32,14 @@ const CommandSpec bench_spec = {
 	"  storm   --iterations reservations, then all released\n"
 	"  parallel  getput's pool, with its get+put pairs shared by --threads\n"
 	"          kernel threads at once: wall time per pair, throughput\n"
+	"  latency  getput with each call timed alone: percentiles\n"
 	"  mixed   1024 reservations of 33, 129, 385, 1025, 65, 257 CQEs on\n"
 	"          cqpool's shared pool and on upstream's, from userspace:\n"
 	"          CQEs allocated/reserved, users per CQ, CQEs held after\n"
 	"          release and after cqpool's idle timeout\n"
 	"Upstream's CQs made here stay with the device, as upstream keeps them.",
 	{
-		{"kind", "KIND", "getput|churn|storm|parallel|mixed (default getput)"},
+		{"kind", "KIND", "getput|churn|storm|parallel|latency|mixed (default getput)"},
 		{"device", "DEV", "the RDMA device"},
 		{"modes", "LIST", "cqpool,upstream,perqp (default cqpool,upstream)"},
 		{"prefill", "N", "getput, churn: full CQs per vector first (default 8)"},
@@ -59,12 +60,25 @@ const CommandSpec bench_spec = {
 
 namespace {
 
+// LATENCY's percentiles, in struct cqpool_bench's order.
+const struct {
+	const char *name;
+	__u64 cqpool_bench::*field;
+} percentiles[] = {
+	{"get_p50_ns", &cqpool_bench::get_p50_ns}, {"get_p90_ns", &cqpool_bench::get_p90_ns},
+	{"get_p99_ns", &cqpool_bench::get_p99_ns}, {"get_max_ns", &cqpool_bench::get_max_ns},
+	{"put_p50_ns", &cqpool_bench::put_p50_ns}, {"put_p90_ns", &cqpool_bench::put_p90_ns},
+	{"put_p99_ns", &cqpool_bench::put_p99_ns}, {"put_max_ns", &cqpool_bench::put_max_ns},
+};
+constexpr size_t nr_percentiles = sizeof(percentiles) / sizeof(percentiles[0]);
+
 struct Series {
 	uint32_t mode;
 	const char *name;
 	bool skipped = false;
 	std::vector<double> get, put;
 	std::vector<double> cqs, cqes, reserved_cqes;
+	std::vector<double> pct[nr_percentiles];
 };
 
 const char *bench_mode_name(uint32_t m)
@@ -323,11 +337,13 @@ int cmd_bench(const Args &args, const Context &ctx)
 		kind = CQPOOL_BENCH_STORM;
 	else if (k == "parallel")
 		kind = CQPOOL_BENCH_PARALLEL;
+	else if (k == "latency")
+		kind = CQPOOL_BENCH_LATENCY;
 	else if (k == "mixed")
 		mixed = true;
 	else
 		return usage_error(bench_spec, "unknown --kind '" + k +
-				   "' (getput, churn, storm, parallel, mixed)");
+				   "' (getput, churn, storm, parallel, latency, mixed)");
 	if (!device_arg(bench_spec, args, dev))
 		return EXIT_USAGE;
 	if (args.has("poll") && !parse_poll_ctx(args.get("poll"), poll))
@@ -337,6 +353,7 @@ int cmd_bench(const Args &args, const Context &ctx)
 				   "' (cqpool,upstream,perqp)");
 	bool storm = kind == CQPOOL_BENCH_STORM && !mixed;
 	bool parallel = kind == CQPOOL_BENCH_PARALLEL;
+	bool latency = kind == CQPOOL_BENCH_LATENCY;
 	uint32_t threads = 0;
 	if (!args.get_u32("prefill", 8, 1, 4096, prefill, err) ||
 	    !args.get_u32("nr-cqe", 32, 1, UINT32_MAX, nr_cqe, err) ||
@@ -409,6 +426,8 @@ int cmd_bench(const Args &args, const Context &ctx)
 				return fail(e);
 			x.get.push_back(double(b.get_ns) / iterations);
 			x.put.push_back(double(b.put_ns) / iterations);
+			for (size_t i = 0; i < nr_percentiles; i++)
+				x.pct[i].push_back(double(b.*percentiles[i].field));
 			x.cqs.push_back(b.cqs);
 			x.cqes.push_back(double(b.cqes));
 			x.reserved_cqes.push_back(double(b.reserved_cqes));
@@ -452,6 +471,10 @@ int cmd_bench(const Args &args, const Context &ctx)
 				json_samples(j, "get_ns_rounds", s[m].get);
 				json_samples(j, "put_ns_rounds", s[m].put);
 			}
+			// Each round's percentile.
+			for (size_t i = 0; latency && !s[m].skipped && i < nr_percentiles; i++)
+				json_samples(j, (std::string(percentiles[i].name) + "_rounds").c_str(),
+					     s[m].pct[i]);
 			if (!s[m].skipped) {
 				json_samples(j, "cqs_rounds", s[m].cqs);
 				json_samples(j, "cqes_rounds", s[m].cqes);
@@ -514,6 +537,15 @@ int cmd_bench(const Args &args, const Context &ctx)
 		    [&] { return ratio_cell(g[0], g[up]); });
 		row("put ns/op median (min-max)", [&](size_t m) { return spread_cell(p[m]); },
 		    [&] { return ratio_cell(p[0], p[up]); });
+	}
+	for (size_t i = 0; latency && i < nr_percentiles; i++) {
+		std::vector<Spread> pc(s.size());
+
+		for (size_t m = 0; m < s.size(); m++)
+			pc[m] = spread(s[m].pct[i]);
+		row(std::string(percentiles[i].name) + " median (min-max)",
+		    [&](size_t m) { return spread_cell(pc[m]); },
+		    [&] { return ratio_cell(pc[0], pc[up]); });
 	}
 	row("CQs at fullest", [&](size_t m) { return grouped(uint64_t(last(s[m].cqs))); },
 	    [&] {

@@ -260,6 +260,21 @@ TEST_F(Commands, BenchParallelSendsThreadsAndReportsThroughput)
 	EXPECT_TRUE(has(err, "--kind parallel compares pools")) << err;
 }
 
+TEST_F(Commands, BenchLatencyReportsPercentiles)
+{
+	EXPECT_EQ(run(bench_cmd, {"--device", "rxe0", "--kind", "latency", "--rounds", "1"},
+		      true),
+		  0)
+		<< err;
+	EXPECT_TRUE(has(out, R"("get_p50_ns_rounds":[100])")) << out;
+	EXPECT_TRUE(has(out, R"("get_max_ns_rounds":[1000])")) << out;
+	EXPECT_TRUE(has(out, R"("put_p99_ns_rounds":[100])")) << out;
+	EXPECT_TRUE(has(out, R"("get_ns":{"median":100,)")) << out;
+	// Only a latency run has them.
+	EXPECT_EQ(run(bench_cmd, {"--device", "rxe0", "--rounds", "1"}, true), 0) << err;
+	EXPECT_FALSE(has(out, "p50")) << out;
+}
+
 TEST_F(Commands, InjectShowsWhatArrived)
 {
 	EXPECT_EQ(run(inject_cmd, {"sq-drain", "--device", "rxe0"}, true), 0);

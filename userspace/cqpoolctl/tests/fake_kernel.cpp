@@ -298,6 +298,13 @@ int do_ioctl(int fd, unsigned long req, void *arg)
 		uint64_t per = b->cq_mode == CQPOOL_CQ_POOL ? 100 : 200;
 		b->get_ns = per * b->iterations;
 		b->put_ns = per / 2 * b->iterations;
+		// LATENCY: each call's time; the slowest ten times the median.
+		if (b->kind == CQPOOL_BENCH_LATENCY) {
+			b->get_p50_ns = b->get_p90_ns = b->get_p99_ns = per;
+			b->get_max_ns = per * 10;
+			b->put_p50_ns = b->put_p90_ns = b->put_p99_ns = per / 2;
+			b->put_max_ns = per * 5;
+		}
 		// PARALLEL: the wall time of the run, no puts of their own.
 		if (b->threads) {
 			b->get_ns = per * b->iterations / b->threads;
