@@ -84,10 +84,11 @@ struct cqpool_dev *cqpool_dev_find(struct ib_device *ibdev)
  * @ibdev: an RDMA device, held by the caller
  * @ctx: a poll context cqpool pools
  *
- * Takes neither the record's lock nor a reference on it, which are most
- * of the cost of a get through the takeover: the pool holds the record,
- * and records and pools are both freed after a grace period.  A pool
- * whose last reference is going is not returned.
+ * Takes neither the record's lock nor a reference on it, so that the
+ * gets of ULPs connecting on several CPUs at once (each one of them
+ * comes here through the takeover) do not wait for one another: the
+ * pool holds the record, and records and pools are both freed after a
+ * grace period.  A pool whose last reference is going is not returned.
  *
  * Context: any context but hard interrupt.
  * Return: the pool, referenced, or NULL: the caller then takes the
