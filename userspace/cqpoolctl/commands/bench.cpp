@@ -42,7 +42,8 @@ const CommandSpec bench_spec = {
 		{"kind", "KIND", "getput|churn|storm|parallel|latency|mixed (default getput)"},
 		{"device", "DEV", "the RDMA device"},
 		{"modes", "LIST", "cqpool,upstream,perqp (default cqpool,upstream)"},
-		{"prefill", "N", "getput, churn: full CQs per vector first (default 8)"},
+		{"prefill", "N", "getput, churn, parallel, latency: full CQs per vector first "
+				 "(default 8)"},
 		{"nr-cqe", "N", "entries per reservation (default 32)"},
 		{"iterations", "N", "operations per round (default 10000; storm 1024; mixed 1024)"},
 		{"threads", "N", "parallel: kernel threads, thread i on vector i (default 4)"},
@@ -370,7 +371,7 @@ int cmd_bench(const Args &args, const Context &ctx)
 				   "cqpool,upstream");
 	bool takeover = args.has("takeover");
 	if (mixed && takeover)
-		return usage_error(bench_spec, "--takeover is for getput, churn and storm");
+		return usage_error(bench_spec, "--takeover is for the in-kernel kinds, not mixed");
 	if (mixed)
 		return cmd_mixed(dev, modes, poll, iterations, rounds, ctx);
 	bool shared = args.has("shared"), no_resize = args.has("no-resize");
