@@ -84,9 +84,9 @@ tag=
 } >>"$out"
 $ctl devices --json | sed "s/^/BENCH devices$tag /" >>"$out"
 
-# 7. Parallel get+put: getput's pool and room at 1 CQ per vector, its
-#    pairs shared by 1, 2 and 4 kernel threads, thread i on vector i;
-#    cqpool and upstream alternating.
+# The parallel part: getput's pool and room at 1 CQ per vector, its
+# pairs shared by 1, 2 and 4 kernel threads, thread i on vector i;
+# cqpool and upstream alternating.
 if [ "$part" = parallel ]; then
 	for t in 1 2 4; do
 		bench "parallel-$t" $ctl bench --kind parallel --device $dev \

@@ -610,13 +610,14 @@ enum cqpool_bench_kind {
  * @device: in: the RDMA device
  * @poll_ctx: in: enum cqpool_poll_ctx
  * @nr_cqe: in: entries per reservation (1..2048)
- * @prefill: in: GET_PUT, CHURN, PARALLEL: CQs per vector before timing
- *	(1..4096)
+ * @prefill: in: GET_PUT, CHURN, PARALLEL, LATENCY: CQs per vector
+ *	before timing (1..4096)
  * @iterations: in: 1..1000000 (STORM: at most CQPOOL_MAX_FD_OBJECTS)
  * @get_ns: out: time in the gets; PARALLEL: the wall time of the run,
  *	from the threads' start to the last one's end; LATENCY: the sum of
  *	the calls' times
- * @put_ns: out: time in the puts; PARALLEL: 0
+ * @put_ns: out: time in the puts; PARALLEL: 0; LATENCY: the sum of the
+ *	calls' times
  * @cqs: out: CQs the pool held at its fullest
  * @pad: zero
  * @cqes: out: their entries
