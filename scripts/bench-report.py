@@ -130,7 +130,7 @@ def summarize(raw):
                                    tk["off"]["get_ns"]["median"] + tk["off"]["put_ns"]["median"])
         s["takeover"] = tk
 
-    # 1c. per-call latency: each round's percentiles, their spread over
+    # 1b. per-call latency: each round's percentiles, their spread over
     #     the rounds; the mean per call, clock included
     r = raw.get("latency-1")
     if r:
@@ -144,7 +144,7 @@ def summarize(raw):
                 lat[mode]["put_mean_ns"] = spread(m["put_ns_rounds"])
         s["latency"] = lat
 
-    # 1b. parallel get+put (its own boot, 4 vCPUs): wall ns per pair over
+    # 1c. parallel get+put (its own boot, 4 vCPUs): wall ns per pair over
     #     all threads; throughput ratio = upstream's time / cqpool's
     par = []
     for k in sorted((k for k in raw if re.fullmatch(r"parallel-\d+", k)),
@@ -738,7 +738,8 @@ REASONS = {
                 "cannot bring the sum under 1.0x. See section 1.",
     "parallel": "Both sides serialize every get and put on one lock: cqpool on its "
                 "pool's spinlock, upstream on the device's `cq_pools_lock` with "
-                "interrupts off, so neither scales with threads (see the speedups). "
+                "interrupts off, so neither gains much from more threads (see the "
+                "speedups). "
                 "Under QEMU TCG the vCPUs are host threads on a host with fewer cores "
                 "than vCPUs: a vCPU that holds the lock can be descheduled by the "
                 "host while the others spin, and the longer the critical section, "
