@@ -424,6 +424,19 @@ static void cqpool_bench_pick(struct cqpool_bench_ctx *b,
 	kfree(want);
 }
 
+/* The timed part of a get+put run, as its kind says. */
+static int cqpool_bench_timed(struct cqpool_bench_ctx *b)
+{
+	switch (b->a->kind) {
+	case CQPOOL_BENCH_PARALLEL:
+		return cqpool_bench_parallel(b);
+	case CQPOOL_BENCH_LATENCY:
+		return cqpool_bench_latency(b);
+	default:
+		return cqpool_bench_batches(b);
+	}
+}
+
 /*
  * Fills @prefill CQs of each vector to their real size, then frees room
  * in one CQ per vector (see cqpool_bench_pick()) and times get+put
@@ -441,8 +454,7 @@ static int cqpool_bench_getput(struct cqpool_bench_ctx *b)
 	int ret = 0;
 
 	if (a->cq_mode == CQPOOL_CQ_PER_QP)
-		return a->kind == CQPOOL_BENCH_LATENCY ?
-			cqpool_bench_latency(b) : cqpool_bench_batches(b);
+		return cqpool_bench_timed(b);
 	fill = kvcalloc(n, sizeof(*fill), GFP_KERNEL_ACCOUNT);
 	pick = kcalloc(b->nvec, sizeof(*pick), GFP_KERNEL_ACCOUNT);
 	if (!fill || !pick) {
@@ -498,12 +510,7 @@ static int cqpool_bench_getput(struct cqpool_bench_ctx *b)
 				f->cq = NULL;
 			}
 		}
-		if (a->kind == CQPOOL_BENCH_PARALLEL)
-			ret = cqpool_bench_parallel(b);
-		else if (a->kind == CQPOOL_BENCH_LATENCY)
-			ret = cqpool_bench_latency(b);
-		else
-			ret = cqpool_bench_batches(b);
+		ret = cqpool_bench_timed(b);
 	}
 	for (i = 0; i < filled; i++) {
 		f = &fill[(i % b->nvec) * a->prefill + i / b->nvec];
