@@ -118,12 +118,15 @@ ensure_source() {
 FRAGMENTS=()
 # A kernel kind is vm/debug.config, adapted to its series where that needs
 # it, plus at most an overlay, so that the kinds differ only where they
-# must.
+# must; and without what only blktests needs, but for the 6.1 debug
+# kernel, the one make blktests boots.
 set_fragments() {
     FRAGMENTS=("$REPO_DIR/vm/debug.config")
     [[ ! -f $REPO_DIR/vm/linux-$SERIES.config ]] ||
         FRAGMENTS+=("$REPO_DIR/vm/linux-$SERIES.config")
     [[ $1 == debug ]] || FRAGMENTS+=("$REPO_DIR/vm/$1.config")
+    [[ $1 == debug && $SERIES == 6.1 ]] ||
+        FRAGMENTS+=("$REPO_DIR/vm/no-blktests.config")
 }
 
 # What a kernel is built from, not how this script is written: its
