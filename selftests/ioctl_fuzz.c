@@ -46,9 +46,10 @@
  * Past its share of FUZZ_CALLS, a worker goes on calling until the chaos
  * has made its rounds, so that calls still race every removal and every
  * load, but one call each this often.  Spinning, the five of them keep
- * the vCPUs busy, and on 6.12 each patch transition waits for every CPU
- * to sync thousands of times (text_poke_bp()): under TCG one run took
- * 256 s and 4.3 million calls, where 6.1 takes 18 s.
+ * the vCPUs busy, and a 6.12 patch transition rewrites every
+ * cond_resched() call site, each rewrite syncing every CPU
+ * (text_poke_bp()): under TCG one run took 256 s and 4.3 million calls,
+ * where 6.1 takes 18 s.
  */
 #define FUZZ_PACE_US	1000
 #define ARG_MAX_SIZE	640

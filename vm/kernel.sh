@@ -11,7 +11,8 @@
 #                         modules, as modules_install lays them out under
 #                         modules/lib/modules/<release>/) and .done
 #   vm/kernel.sh kcsan    the same for vm/debug.config + vm/kcsan.config
-#                         (KCSAN in place of KASAN)
+#                         (KCSAN in place of KASAN); every kernel but the
+#                         6.1 debug kernel adds vm/no-blktests.config
 #
 # CQPOOL_KERNEL_SERIES=6.12 takes linux-source-6.12 in place of 6.1, and
 # vm/linux-6.12.config adapts the fragments to it.  A kernel's key is its
