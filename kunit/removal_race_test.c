@@ -2,10 +2,11 @@
 /*
  * KUnit: consumers racing the removal of a device, in a module of its own
  * (cqpool_race_kunit.ko) because the removals come from outside: while it
- * loads, the VM's payload deletes and re-adds rxe0 in a loop.  Threads
- * get and put reservations with hooks (on the shared pool and on owned
- * pools), create and destroy QPs, and register and unregister device
- * handlers, for as long as it takes to see RACE_REMOVALS removals.  Run
+ * loads, the VM's payload deletes and re-adds rxe0 and siw0 in turn, in a
+ * loop.  Threads get and put reservations with hooks (on the shared pool
+ * and on owned pools), create and destroy QPs, and register and unregister
+ * device handlers, on each device in turn, for as long as it takes to see
+ * RACE_REMOVALS removals between the two.  Run
  * under KASAN, kmemleak and lockdep, it checks that nothing is used after
  * it is freed and nothing leaks, that every hook attached when its
  * device went heard DEVICE_FATAL exactly once, and that no hook or
@@ -23,13 +24,22 @@
 
 #include "cqpool_internal.h"
 
-#define RACE_DEVICE		"rxe0"
+/*
+ * The devices removed, in turn: RoCE's rxe0 and iWARP's siw0, whose
+ * removals take different paths through ib_core (GIDs, MAD agents).  On
+ * the debug kernel a delete and re-add of siw0 costs a third of rxe0's
+ * (0.9 s against 3.0 s, with no consumer): ib_core makes and then removes
+ * three sysfs files for each entry of rxe's 1,024-entry GID table, where
+ * siw's has one.  Taking turns keeps rxe0 in the races at less cost.
+ */
+static const char *const race_devices[] = { "rxe0", "siw0" };
+
 /*
  * The removals the cases must see between them, and how: a case that
  * waits longer than the VMs' hung-task timeout (30 s) would be reported
  * as hung, so each ends after RACE_PER_ROUND removals or RACE_ROUND_S,
- * and there are rounds enough for a slow machine: one removal takes 1 to
- * 6 s there, the most with cqpool built for coverage and the host busy
+ * and there are rounds enough for a slow machine: one removal of rxe0
+ * takes 1 to 6 s there, the most with cqpool built for coverage and the host busy
  * (with the consumers at nice 0, rounds saw 3 or 4; at nice 19, 5 to 7),
  * and the rounds after the target skip.
  */
@@ -66,18 +76,37 @@ struct race {
 	atomic_long_t fatal_heard;
 };
 
+/**
+ * struct race_pick - which device a thread uses next
+ * @turn: counts the picks, which go round race_devices[]
+ * @cur: the index in race_devices[] of the last pick
+ * @dead: per device, the index of the ib_device a call found going
+ * @until: per device, when to try that ib_device again
+ */
+struct race_pick {
+	unsigned int turn;
+	unsigned int cur;
+	u32 dead[ARRAY_SIZE(race_devices)];
+	unsigned long until[ARRAY_SIZE(race_devices)];
+};
+
+#define RACE_PICK_INIT { .dead = { U32_MAX, U32_MAX } }
+
 /*
- * The device to use next, held, or NULL after a pause.  A device a call
+ * The next device in turn, held, or NULL after a pause.  A device a call
  * found going (or not yet served) is let go of for a while, as consumers
  * do once told: taking it again and again would keep its refcount from
  * reaching zero, which its unregistration waits for.
  */
-static struct ib_device *race_device(u32 *dead, unsigned long *until)
+static struct ib_device *race_device(struct race_pick *p)
 {
+	unsigned int i = p->turn++ % ARRAY_SIZE(race_devices);
 	struct ib_device *dev;
 
-	dev = ib_device_get_by_name(RACE_DEVICE, RDMA_DRIVER_UNKNOWN);
-	if (dev && dev->index == *dead && time_before(jiffies, *until)) {
+	p->cur = i;
+	dev = ib_device_get_by_name(race_devices[i], RDMA_DRIVER_UNKNOWN);
+	if (dev && dev->index == p->dead[i] &&
+	    time_before(jiffies, p->until[i])) {
 		ib_device_put(dev);
 		dev = NULL;
 	}
@@ -86,13 +115,15 @@ static struct ib_device *race_device(u32 *dead, unsigned long *until)
 	return dev;
 }
 
-/* Notes that a call on @dev said ENODEV: leave it alone for 20 ms. */
-static void race_note(struct ib_device *dev, long err, u32 *dead,
-		      unsigned long *until)
+/*
+ * Notes that a call on @dev, the last pick, said ENODEV: leave it alone
+ * for 20 ms.
+ */
+static void race_note(struct race_pick *p, struct ib_device *dev, long err)
 {
 	if (err == -ENODEV) {
-		*dead = dev->index;
-		*until = jiffies + msecs_to_jiffies(20);
+		p->dead[p->cur] = dev->index;
+		p->until[p->cur] = jiffies + msecs_to_jiffies(20);
 	}
 }
 
@@ -164,20 +195,19 @@ static int race_reserver(void *arg)
 	const struct cqpool_attr attr = {
 		.poll_ctx = IB_POLL_WORKQUEUE, .name = "race",
 	};
+	struct race_pick p = RACE_PICK_INIT;
 	struct race *r = arg;
 	unsigned long n = 0;
-	unsigned long until = 0;
-	u32 dead = U32_MAX;
 
 	while (!READ_ONCE(r->stop)) {
-		struct ib_device *dev = race_device(&dead, &until);
+		struct ib_device *dev = race_device(&p);
 		struct cqpool *pool;
 		long err;
 
 		if (!dev)
 			continue;
-		/* Shared and owned pools in turn. */
-		if (n++ & 1) {
+		/* Shared and owned pools in turn, each on both devices. */
+		if (n++ & 2) {
 			pool = cqpool_device_pool(dev, IB_POLL_SOFTIRQ);
 			err = PTR_ERR_OR_ZERO(pool);
 			if (!err) {
@@ -192,7 +222,7 @@ static int race_reserver(void *arg)
 				WARN_ON(cqpool_destroy(pool));
 			}
 		}
-		race_note(dev, err, &dead, &until);
+		race_note(&p, dev, err);
 		ib_device_put(dev);
 		atomic_long_inc(&r->rounds);
 	}
@@ -207,12 +237,11 @@ static int race_qps(void *arg)
 		.sq_sig_type = IB_SIGNAL_REQ_WR,
 		.qp_type = IB_QPT_RC,
 	};
+	struct race_pick p = RACE_PICK_INIT;
 	struct race *r = arg;
-	unsigned long until = 0;
-	u32 dead = U32_MAX;
 
 	while (!READ_ONCE(r->stop)) {
-		struct ib_device *dev = race_device(&dead, &until);
+		struct ib_device *dev = race_device(&p);
 		struct ib_qp_init_attr a = init;
 		struct cqpool *pool;
 		struct ib_qp *qp;
@@ -222,10 +251,10 @@ static int race_qps(void *arg)
 			continue;
 		pd = ib_alloc_pd(dev, 0);
 		pool = cqpool_device_pool(dev, IB_POLL_SOFTIRQ);
-		race_note(dev, PTR_ERR_OR_ZERO(pool), &dead, &until);
+		race_note(&p, dev, PTR_ERR_OR_ZERO(pool));
 		if (!IS_ERR(pd) && !IS_ERR(pool)) {
 			qp = cqpool_create_qp(pool, pd, &a, NULL);
-			race_note(dev, PTR_ERR_OR_ZERO(qp), &dead, &until);
+			race_note(&p, dev, PTR_ERR_OR_ZERO(qp));
 			if (!IS_ERR(qp)) {
 				usleep_range(100, 2000);
 				WARN_ON(cqpool_destroy_qp(qp));
@@ -265,9 +294,8 @@ static void race_handler_event(struct cqpool_event_handler *eh,
 
 static int race_handlers(void *arg)
 {
+	struct race_pick p = RACE_PICK_INIT;
 	struct race *r = arg;
-	unsigned long until = 0;
-	u32 dead = U32_MAX;
 
 	while (!READ_ONCE(r->stop)) {
 		struct race_handler rh = {
@@ -276,11 +304,11 @@ static int race_handlers(void *arg)
 		long err;
 
 		atomic_set(&rh.fatal, 0);
-		rh.h.device = race_device(&dead, &until);
+		rh.h.device = race_device(&p);
 		if (!rh.h.device)
 			continue;
 		err = cqpool_register_event_handler(&rh.h);
-		race_note(rh.h.device, err, &dead, &until);
+		race_note(&p, rh.h.device, err);
 		if (!err) {
 			usleep_range(100, 2000);
 			cqpool_unregister_event_handler(&rh.h);
@@ -292,21 +320,28 @@ static int race_handlers(void *arg)
 	return 0;
 }
 
-/* Removals seen: each re-added rxe0 is a new ib_device with a new index. */
+/*
+ * Removals seen, of either device: each one re-added is a new ib_device
+ * with a new index.
+ */
 static unsigned int race_watch_removals(struct kunit *test, struct race *r)
 {
 	unsigned long deadline = jiffies + RACE_ROUND_S * HZ;
+	u32 last[ARRAY_SIZE(race_devices)] = { U32_MAX, U32_MAX };
 	unsigned int removals = 0;
-	u32 last = U32_MAX;
+	unsigned int i;
 
 	while (removals < RACE_PER_ROUND && time_before(jiffies, deadline)) {
-		struct ib_device *dev;
+		for (i = 0; i < ARRAY_SIZE(race_devices); i++) {
+			struct ib_device *dev;
 
-		dev = ib_device_get_by_name(RACE_DEVICE, RDMA_DRIVER_UNKNOWN);
-		if (dev) {
-			if (last != U32_MAX && dev->index != last)
+			dev = ib_device_get_by_name(race_devices[i],
+						    RDMA_DRIVER_UNKNOWN);
+			if (!dev)
+				continue;
+			if (last[i] != U32_MAX && dev->index != last[i])
 				removals++;
-			last = dev->index;
+			last[i] = dev->index;
 			ib_device_put(dev);
 		}
 		msleep(20);
@@ -330,8 +365,8 @@ static void consumers_race_device_removal(struct kunit *test)
 	/*
 	 * The consumers run at the lowest priority: what the races need is
 	 * removals, each with operations in flight, and at nice 0 four
-	 * consumers take most of the two vCPUs from the delete and re-add
-	 * of rxe0, which then come rarely.  They still run whenever the
+	 * consumers take most of the two vCPUs from the deletes and re-adds,
+	 * which then come rarely.  They still run whenever the
 	 * removal waits, and on the other vCPU beside it.
 	 */
 	for (i = 0; i < ARRAY_SIZE(fns); i++) {

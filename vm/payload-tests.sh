@@ -59,14 +59,34 @@ if [ -f /payload/cqpool_kunit.ko ]; then
 	rmmod cqpool_kunit || status=1
 fi
 
-# The removal races: consumers in the KUnit module race rxe0's removal,
-# which comes from here, deleted and re-added in a loop while it loads.
-# Its KTAP, numbered from 1 as every module's is, has markers of its own.
+# The removal races: consumers in the KUnit module race the removals of
+# rxe0 and siw0, which come from here, each device deleted and re-added in
+# turn in a loop while it loads.  Its KTAP, numbered from 1 as every
+# module's is, has markers of its own.
+#
+# link_readd NAME TYPE NETDEV: NAME deleted, then added again
+link_readd() {
+	/usr/bin/rdma link delete "$1" 2>/dev/null
+	/usr/bin/rdma link add "$1" type "$2" netdev "$3" 2>/dev/null
+}
+# link_back NAME TYPE NETDEV: NAME there and ACTIVE again, or status 1
+link_back() {
+	local i=0
+
+	/usr/bin/rdma link show "$1" >/dev/null 2>&1 ||
+		/usr/bin/rdma link add "$1" type "$2" netdev "$3"
+	until /usr/bin/rdma link show "$1/1" 2>/dev/null | grep -q ACTIVE; do
+		i=$((i + 1))
+		[ $i -lt 100 ] || { echo "cqpool-vm: $1 not back"; status=1; return; }
+		sleep 0.1
+	done
+}
 if [ -f /payload/cqpool_race_kunit.ko ]; then
 	(
 		while [ ! -e /tmp/race.done ]; do
-			/usr/bin/rdma link delete rxe0 2>/dev/null
-			/usr/bin/rdma link add rxe0 type rxe netdev v0 2>/dev/null
+			link_readd rxe0 rxe v0
+			sleep 0.2
+			link_readd siw0 siw v1
 			sleep 0.2
 		done
 	) &
@@ -77,14 +97,8 @@ if [ -f /payload/cqpool_race_kunit.ko ]; then
 	touch /tmp/race.done
 	wait "$loop"
 	rmmod cqpool_race_kunit || status=1
-	/usr/bin/rdma link show rxe0 >/dev/null 2>&1 ||
-		/usr/bin/rdma link add rxe0 type rxe netdev v0
-	i=0
-	until /usr/bin/rdma link show rxe0/1 2>/dev/null | grep -q ACTIVE; do
-		i=$((i + 1))
-		[ $i -lt 100 ] || { echo "cqpool-vm: rxe0 not back"; status=1; break; }
-		sleep 0.1
-	done
+	link_back rxe0 rxe v0
+	link_back siw0 siw v1
 fi
 
 # The fault test makes allocations fail on purpose; the host lets the
