@@ -123,25 +123,14 @@ append+=" watchdog_thresh=60 rcupdate.rcu_cpu_stall_timeout=120"
 append+=" sysctl.kernel.hung_task_timeout_secs=30"
 append+=" cqpool_vm.kind=$kind"
 # The 9p shares are the guest's only PCI devices.  Their interrupt routing
-# comes from the BIOS's table, not ACPI's _PRT method: under TCG the AML
-# interpreter of a kernel with lockdep and KASAN timed out on it
-# (AE_AML_LOOP_TIMEOUT, 30 s a device) and left the devices without an
-# interrupt.  The debug kernels have no ACPI now (vm/debug.config).
+# comes from the BIOS's table, not ACPI's _PRT method: under TCG the debug
+# kernels' AML interpreter times out on it (AE_AML_LOOP_TIMEOUT, 30 s a
+# device) and leaves the devices without an interrupt.
 [[ -n $hostroot ]] && append+=" cqpool_vm.root=$hostroot pci=noacpi"
 [[ -n ${CQPOOL_VM_APPEND:-} ]] && append+=" $CQPOOL_VM_APPEND"
 
-# A debug kernel, without ACPI, finds its CPUs in the BIOS's MP table,
-# which lists the first CPU of each socket only: one CPU a socket.  Nor
-# does it find the HPET, which ACPI announces, and its clock would be
-# jiffies: the TSC, which TCG keeps in step across vCPUs, is its clock.
-smp=${CQPOOL_VM_SMP:-2}
-if [[ $kind != stock ]]; then
-	smp+=",sockets=$smp"
-	append+=" tsc=reliable"
-fi
-
 # shellcheck disable=SC2054  # the commas are QEMU's
-qemu=(qemu-system-x86_64 -accel "${CQPOOL_VM_ACCEL:-tcg}" -m "${CQPOOL_VM_MEM:-2G}" -smp "$smp"
+qemu=(qemu-system-x86_64 -accel "${CQPOOL_VM_ACCEL:-tcg}" -m "${CQPOOL_VM_MEM:-2G}" -smp "${CQPOOL_VM_SMP:-2}"
 	-nodefaults -display none -monitor none -no-reboot
 	-device isa-debug-exit,iobase=0xf4,iosize=0x04
 	-serial "file:$console" -serial "file:$results"
