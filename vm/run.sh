@@ -123,14 +123,29 @@ append+=" watchdog_thresh=60 rcupdate.rcu_cpu_stall_timeout=120"
 append+=" sysctl.kernel.hung_task_timeout_secs=30"
 append+=" cqpool_vm.kind=$kind"
 # The 9p shares are the guest's only PCI devices.  Their interrupt routing
-# comes from the BIOS's table, not ACPI's _PRT method: under TCG the debug
-# kernels' AML interpreter times out on it (AE_AML_LOOP_TIMEOUT, 30 s a
-# device) and leaves the devices without an interrupt.
+# comes from the BIOS's table, not ACPI's _PRT method: under TCG the AML
+# interpreter of a kernel with lockdep and KASAN timed out on it
+# (AE_AML_LOOP_TIMEOUT, 30 s a device) and left the devices without an
+# interrupt.  The debug kernels have no ACPI now (vm/debug.config).
 [[ -n $hostroot ]] && append+=" cqpool_vm.root=$hostroot pci=noacpi"
 [[ -n ${CQPOOL_VM_APPEND:-} ]] && append+=" $CQPOOL_VM_APPEND"
 
+# A debug kernel, without ACPI, finds its CPUs in the BIOS's MP table,
+# which lists the first CPU of each socket only: one CPU a socket.  Nor
+# does it find the HPET or PM timer, which ACPI announces, to calibrate the
+# TSC against.  The PIT alone, emulated on a busy host, failed (the clock
+# was then jiffies, 4 ms a tick), so the guest is told the TSC's rate,
+# which under TCG is the host's (vm/tsc-khz.c); TCG keeps it in step
+# across vCPUs.
+smp=${CQPOOL_VM_SMP:-2}
+if [[ $kind != stock ]]; then
+	smp+=",sockets=$smp"
+	gcc -O2 -Wall -o "$outdir/tsc-khz" "$here/tsc-khz.c"
+	append+=" tsc=reliable tsc_early_khz=$("$outdir/tsc-khz")"
+fi
+
 # shellcheck disable=SC2054  # the commas are QEMU's
-qemu=(qemu-system-x86_64 -accel "${CQPOOL_VM_ACCEL:-tcg}" -m "${CQPOOL_VM_MEM:-2G}" -smp "${CQPOOL_VM_SMP:-2}"
+qemu=(qemu-system-x86_64 -accel "${CQPOOL_VM_ACCEL:-tcg}" -m "${CQPOOL_VM_MEM:-2G}" -smp "$smp"
 	-nodefaults -display none -monitor none -no-reboot
 	-device isa-debug-exit,iobase=0xf4,iosize=0x04
 	-serial "file:$console" -serial "file:$results"
