@@ -140,8 +140,10 @@ append+=" cqpool_vm.kind=$kind"
 smp=${CQPOOL_VM_SMP:-2}
 if [[ $kind != stock ]]; then
 	smp+=",sockets=$smp"
-	gcc -O2 -Wall -o "$outdir/tsc-khz" "$here/tsc-khz.c"
-	append+=" tsc=reliable tsc_early_khz=$("$outdir/tsc-khz")"
+	khz=$(gcc -O2 -Wall -o "$outdir/tsc-khz" "$here/tsc-khz.c" &&
+		"$outdir/tsc-khz") ||
+		{ echo "run.sh: the TSC's rate (vm/tsc-khz.c) failed" >&2; exit 125; }
+	append+=" tsc=reliable tsc_early_khz=$khz"
 fi
 
 # shellcheck disable=SC2054  # the commas are QEMU's
