@@ -238,6 +238,27 @@ static inline u64 cqpool_ms_since(u64 then)
 	return now > then ? jiffies64_to_msecs(now - then) : 0;
 }
 
+void cqpool_cq_event(struct ib_event *event, void *context);
+
+/**
+ * cqpool_cq_of() - the pooled CQ record of a CQ
+ * @cq: a CQ, held by the caller
+ *
+ * A pooled CQ carries its record as the CQ's context, and cqpool's own
+ * event handler marks it as one: nothing else in the kernel sets that
+ * handler.  So the record is found from the CQ alone, without the
+ * device's client data, whatever state the device is in.  Inline: every
+ * put starts here.
+ *
+ * Context: any context.
+ * Return: the record, or NULL if @cq is not from a pool.
+ */
+static inline struct cqpool_cq *cqpool_cq_of(struct ib_cq *cq)
+{
+	return READ_ONCE(cq->event_handler) == cqpool_cq_event ?
+		cq->cq_context : NULL;
+}
+
 extern const struct cqp_alloc cqpool_core_alloc;
 extern unsigned int cqpool_idle_timeout_ms;
 extern struct workqueue_struct *cqpool_wq;
@@ -260,7 +281,6 @@ unsigned long cqpool_pool_idle_cqs(struct cqpool *pool);
 unsigned long cqpool_pool_shrink(struct cqpool *pool);
 int cqpool_shrinker_init(void);
 void cqpool_shrinker_exit(void);
-struct cqpool_cq *cqpool_cq_of(struct ib_cq *cq);
 const char *cqpool_poll_ctx_name(enum ib_poll_context ctx);
 
 void cqpool_events_init(struct cqpool_dev *cdev);

@@ -48,28 +48,13 @@ static void cqpool_cq_fanout(struct cqpool_cq *ccq,
 	spin_unlock_irqrestore(&ccq->hooks_lock, flags);
 }
 
-/* The event handler of every pooled CQ; drivers call it in any context. */
-static void cqpool_cq_event(struct ib_event *event, void *context)
+/*
+ * The event handler of every pooled CQ; drivers call it in any context.
+ * Not static: cqpool_cq_of() knows a pooled CQ by it.
+ */
+void cqpool_cq_event(struct ib_event *event, void *context)
 {
 	cqpool_cq_fanout(context, event);
-}
-
-/**
- * cqpool_cq_of() - the pooled CQ record of a CQ
- * @cq: a CQ, held by the caller
- *
- * A pooled CQ carries its record as the CQ's context, and cqpool's own
- * event handler marks it as one: nothing else in the kernel sets that
- * handler.  So the record is found from the CQ alone, without the
- * device's client data, whatever state the device is in.
- *
- * Context: any context.
- * Return: the record, or NULL if @cq is not from a pool.
- */
-struct cqpool_cq *cqpool_cq_of(struct ib_cq *cq)
-{
-	return READ_ONCE(cq->event_handler) == cqpool_cq_event ?
-		cq->cq_context : NULL;
 }
 
 void cqpool_cq_events_init(struct cqpool_cq *ccq)

@@ -641,10 +641,13 @@ static void cqpool_discard(struct cqp_grower *g, struct cqp_cq *lcq)
 	gr->unused = container_of(lcq, struct cqpool_cq, ledger);
 }
 
-/* A reservation the ledger made: its users, its hook, its trace. */
-static struct ib_cq *cqpool_reserved(struct cqpool *pool, struct cqp_cq *lcq,
-				     unsigned int nr_cqe,
-				     struct cqpool_hook *hook, int grown)
+/*
+ * A reservation the ledger made: its users, its hook, its trace.  Inline
+ * in the fast path of every get.
+ */
+static __always_inline struct ib_cq *
+cqpool_reserved(struct cqpool *pool, struct cqp_cq *lcq, unsigned int nr_cqe,
+		struct cqpool_hook *hook, int grown)
 {
 	struct cqpool_cq *ccq = container_of(lcq, struct cqpool_cq, ledger);
 
@@ -743,8 +746,12 @@ struct ib_cq *cqpool_cq_get(struct cqpool *pool, unsigned int nr_cqe,
 		return ERR_PTR(-EINVAL);
 
 	spin_lock(&pool->lock);
+	/*
+	 * The vectors of cqpool_dev_nvec(): the ledger has those of every
+	 * possible CPU, and the pick takes the online ones among them.
+	 */
 	vec = cqp_pool_pick_vector(pool->ledger, vector_hint,
-				   cqpool_dev_nvec(cdev));
+				   num_online_cpus());
 	ret = cqp_pool_reserve(pool->ledger, vec, nr_cqe, &lcq, &plan);
 	if (!ret)
 		cq = cqpool_reserved(pool, lcq, nr_cqe, hook, 0);
