@@ -14,7 +14,9 @@
 #                  put what they printed into the README
 # make ulp-table   README's table of each ULP's CQs and CQEs, from the last make check
 # make blktests    blktests' nvme/ (rdma) and srp/ groups, whole, upstream vs takeover,
-#                  on the stock and debug kernels: BLKTESTS.md
+#                  on the stock and debug kernels: BLKTESTS.md.  BLKTESTS_KINDS=debug
+#                  runs one kernel and keeps the other's section; BLKTESTS_JOBS=2
+#                  boots the two modes side by side (a core each)
 #
 # Which kernels: KVER=VERSION (its /usr/src/linux-headers-VERSION) or
 # KDIR=DIR picks one, built in place (as DKMS does).  Otherwise KERNELS,
@@ -92,6 +94,8 @@ ulp-table:
 		build/check/vm-6.12/results.log build/check/vm-6.12-rt/results.log)
 
 .PHONY: blktests
+BLKTESTS_KINDS ?= stock debug
+BLKTESTS_JOBS ?= 1
 blktests:
-	./scripts/blktests.sh -o build/blktests stock debug
+	./scripts/blktests.sh -j $(BLKTESTS_JOBS) -k BLKTESTS.md -o build/blktests $(BLKTESTS_KINDS)
 	cp build/blktests/BLKTESTS.md BLKTESTS.md
