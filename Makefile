@@ -15,8 +15,9 @@
 # make ulp-table   README's table of each ULP's CQs and CQEs, from the last make check
 # make blktests    blktests' nvme/ (rdma) and srp/ groups, whole, upstream vs takeover,
 #                  on the stock and debug kernels: BLKTESTS.md.  BLKTESTS_KINDS=debug
-#                  runs one kernel and keeps the other's section; BLKTESTS_JOBS=2
-#                  boots the two modes side by side (a core each)
+#                  runs one kernel and keeps the other's section; BLKTESTS_TESTS=srp
+#                  runs a choice of tests; BLKTESTS_JOBS=2 boots the two modes side
+#                  by side (a core each)
 #
 # Which kernels: KVER=VERSION (its /usr/src/linux-headers-VERSION) or
 # KDIR=DIR picks one, built in place (as DKMS does).  Otherwise KERNELS,
@@ -96,6 +97,8 @@ ulp-table:
 .PHONY: blktests
 BLKTESTS_KINDS ?= stock debug
 BLKTESTS_JOBS ?= 1
+BLKTESTS_TESTS ?= nvme srp
 blktests:
-	./scripts/blktests.sh -j $(BLKTESTS_JOBS) -k BLKTESTS.md -o build/blktests $(BLKTESTS_KINDS)
+	./scripts/blktests.sh -j $(BLKTESTS_JOBS) -t "$(BLKTESTS_TESTS)" -k BLKTESTS.md \
+		-o build/blktests $(BLKTESTS_KINDS)
 	cp build/blktests/BLKTESTS.md BLKTESTS.md
