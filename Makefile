@@ -17,7 +17,7 @@
 #                  on the stock and debug kernels: BLKTESTS.md.  BLKTESTS_KINDS=debug
 #                  runs one kernel and keeps the other's section; BLKTESTS_TESTS=srp
 #                  runs a choice of tests; BLKTESTS_JOBS=2 boots the two modes side
-#                  by side (a core each)
+#                  by side (a core each; stock kernel only: TESTING.md)
 #
 # Which kernels: KVER=VERSION (its /usr/src/linux-headers-VERSION) or
 # KDIR=DIR picks one, built in place (as DKMS does).  Otherwise KERNELS,

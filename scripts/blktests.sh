@@ -16,7 +16,9 @@
 #          quick run): the longest a TIMED test's fio runs.  Without it,
 #          nvme/010 alone verifies for 5 minutes a device under TCG.
 #   -j     boots of a kernel run at once (default 1): 2 runs its two
-#          modes side by side, a core each, where nothing else runs
+#          modes side by side, a core each, where nothing else runs; not
+#          for the debug kernel, whose SRP re-logins it slows past the
+#          guests' hung-task threshold (TESTING.md)
 #   -k     a BLKTESTS.md whose sections of the kernels not booted now are
 #          kept in OUT/BLKTESTS.md, each with the commit it ran at
 #
