@@ -256,7 +256,8 @@ for kind in "$@"; do
 	section "$kind"
 done
 
-# The report: each kernel's section as run now, or as kept from -k.
+# The report: each kernel's section as run now, or, for a kernel this run
+# did not try, as kept from -k (one that failed to build has none).
 {
 	echo "# blktests on upstream's CQ pool and on cqpool's takeover"
 	echo
@@ -265,7 +266,8 @@ done
 		if [[ -f $out/section-$kind.md ]]; then
 			echo
 			cat "$out/section-$kind.md"
-		elif [[ -n $keep ]] && grep -q "^## $kind kernel" "$keep"; then
+		elif [[ -n $keep && " $* " != *" $kind "* ]] &&
+		     grep -q "^## $kind kernel" "$keep"; then
 			echo
 			# Its lines up to the next section, blank lines at its end left out
 			awk -v k="$kind" '/^## / { in_k = $2 == k }
