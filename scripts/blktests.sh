@@ -19,8 +19,8 @@
 #          modes side by side, a core each, where nothing else runs; not
 #          for the debug kernel, whose SRP re-logins it slows past the
 #          guests' hung-task threshold (TESTING.md)
-#   -k     a BLKTESTS.md whose sections of the kernels not booted now are
-#          kept in OUT/BLKTESTS.md, each with the commit it ran at
+#   -k     a BLKTESTS.md whose sections of the kernels this run does not
+#          try are kept in OUT/BLKTESTS.md, each with the commit it ran at
 #
 # The suite is vm/blktests/, an unmodified snapshot (vm/blktests.SOURCE),
 # run as it is: its own ./check, with USE_RXE=1 NVMET_TRTYPES=rdma, in a
