@@ -16,7 +16,8 @@
 # make blktests    blktests' nvme/ (rdma) and srp/ groups, whole, upstream vs takeover,
 #                  on the stock and debug kernels: BLKTESTS.md.  BLKTESTS_KINDS=debug
 #                  runs one kernel and keeps the other's section; BLKTESTS_TESTS=srp
-#                  runs a choice of tests; BLKTESTS_JOBS=2 boots the two modes side
+#                  runs a choice of tests and keeps the other tests' rows, so a
+#                  suite adds up over runs; BLKTESTS_JOBS=2 boots the two modes side
 #                  by side (a core each; stock kernel only: TESTING.md)
 #
 # Which kernels: KVER=VERSION (its /usr/src/linux-headers-VERSION) or

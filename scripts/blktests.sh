@@ -19,8 +19,9 @@
 #          modes side by side, a core each, where nothing else runs; not
 #          for the debug kernel, whose SRP re-logins it slows past the
 #          guests' hung-task threshold (TESTING.md)
-#   -k     a BLKTESTS.md whose sections of the kernels this run does not
-#          try are kept in OUT/BLKTESTS.md, each with the commit it ran at
+#   -k     a BLKTESTS.md to add this run to: a kernel this run does not
+#          try keeps its section; one it tries keeps the rows of the tests
+#          this run does not run, each naming the run it came from
 #
 # The suite is vm/blktests/, an unmodified snapshot (vm/blktests.SOURCE),
 # run as it is: its own ./check, with USE_RXE=1 NVMET_TRTYPES=rdma, in a
@@ -32,8 +33,9 @@
 # does not.  So do each boot's console (no splat, no hung task), the
 # takeover's `rdma res show cq` peaks, and cqpool's totals after the idle
 # timeout, which must be 0.  The last line is "N passed, N failed"; the
-# exit status is non-zero if anything failed.  The table of the last run
-# goes to OUT/BLKTESTS.md.
+# exit status is non-zero if anything failed.  The table goes to
+# OUT/BLKTESTS.md: with -k, the suite adds up over runs, for a kernel
+# whose whole suite does not fit one sitting (the debug kernel's).
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -131,7 +133,8 @@ results() {
 			next
 		}
 		# The first indented line after the verdict but its runtime.
-		name != "" && /^    / && !/^ +runtime / && reason == "" {
+		# ("    runtime\t...": a test skipped as it ran has one)
+		name != "" && /^    / && !/^ +runtime[ \t]/ && reason == "" {
 			reason = $0
 			sub(/^ +/, "", reason)
 			gsub(/\t/, " ", reason)
@@ -176,19 +179,71 @@ boot() {
 	echo $? >"$out/vm-$1-$2.rc"
 }
 
-# section KIND: the section of KIND's kernel in OUT/section-KIND.md
+# summary ROWS: the summary line of rows "TEST\tUPSTREAM\tTAKEOVER..."
+summary() {
+	awk -F'\t' '{ n[1, $2]++; n[2, $3]++ }
+		END {
+			printf "blktests upstream: %d passed, %d failed, %d skipped; takeover: %d passed, %d failed, %d skipped\n",
+				n[1, "pass"], n[1, "fail"], n[1, "skip"],
+				n[2, "pass"], n[2, "fail"], n[2, "skip"]
+		}' "$1"
+}
+
+# covered TEST: whether this run ran TEST ("nvme/003 tr=rdma"), by its
+# name or its group's
+covered() {
+	local t=${1%% *} item
+
+	for item in $tests; do
+		[[ $item == "$t" || $item == "${t%%/*}" ]] && return 0
+	done
+	return 1
+}
+
+# kept KIND ROWS RUNS: from -k's section of KIND, the rows of the tests
+# this run did not run appended to ROWS ("TEST\tUPSTREAM\tTAKEOVER\tRUN\tNOTE")
+# and what each run says of itself to RUNS ("RUN\tLINE").  A section from
+# before runs were numbered is one run, 1.
+kept() {
+	local name rest
+
+	rm -f "$out/kept-$1.tsv"
+	[[ -n $keep ]] || return 0
+	awk -v k="$1" -v rows="$out/kept-$1.tsv" -v runs="$3" '
+		BEGIN { printf "" >rows }
+		/^## / { in_k = $2 == k; run = 1; next }
+		!in_k { next }
+		/^Run at / { sub(/^Run /, ""); print 1 "\t" $0 >>runs; next }
+		/^Run [0-9]+ at / { run = $2; sub(/^Run [0-9]+ /, ""); print run "\t" $0 >>runs; next }
+		/^\| test \|/ || /^\|---/ { next }
+		/^\| / {
+			sub(/^\| /, "")
+			sub(/ \|$/, "")
+			if (split($0, f, / \| /) == 4) {
+				f[5] = f[4]
+				f[4] = 1
+			}
+			printf "%s\t%s\t%s\t%s\t%s\n", f[1], f[2], f[3], f[4], f[5] >rows
+			next
+		}
+		/^- / { print run "\t" $0 >>runs }
+		/^cqpool after / { print run "\t- " $0 >>runs }' "$keep"
+	while IFS=$'\t' read -r name rest; do
+		covered "$name" || printf '%s\t%s\n' "$name" "$rest"
+	done <"$out/kept-$1.tsv" >>"$2"
+}
+
+# section KIND: the section of KIND's kernel in OUT/section-KIND.md: a row
+# per test, from this run or, with -k, kept from the run that last ran it,
+# each run's line with its peaks and idle totals, and the summary of the
+# rows.  So a suite too long for one sitting adds up over runs, and each
+# row says which run it came from.
 section() {
 	local kind=$1 up=$out/$1-upstream.tsv tk=$out/$1-takeover.tsv
-	local s=$out/section-$1.md name u t us ts note mode cq line pk idle
+	local s=$out/section-$1.md rows=$out/rows-$1.tsv runs=$out/runs-$1.tsv
+	local name u t us ts note mode cq line pk idle
 
-	{
-		echo "## $kind kernel ($(if [[ $kind == stock ]]; then "$top/vm/run.sh" --print-stock-version; else echo "vm/kernel.sh debug: KASAN, kmemleak, lockdep"; fi))"
-		echo
-		echo "Run at $at: \`./check $tests\` with USE_RXE=1 NVMET_TRTYPES=rdma NVME_IMG_SIZE=$img_size TIMEOUT=$timeout."
-		echo
-		echo "| test | upstream | takeover | note |"
-		echo "|---|---|---|---|"
-	} >"$s"
+	: >"$rows"
 	# Every test either mode reported, in ./check's order.
 	while IFS=$'\t' read -r name; do
 		u=$(awk -F'\t' -v n="$name" '$1 == n { print $2 "\t" $3 }' "$up")
@@ -198,7 +253,7 @@ section() {
 		[[ $us == skip ]] && note=${u#*$'\t'}
 		[[ $ts == skip && -z $note ]] && note=${t#*$'\t'}
 		printf '%-24s upstream %-4s takeover %-4s %s\n' "$name" "${us:--}" "${ts:--}" "$note"
-		echo "| $name | ${us:--} | ${ts:--} | ${note//|/\\|} |" >>"$s"
+		printf '%s\t%s\t%s\tnew\t%s\n' "$name" "${us:--}" "${ts:--}" "${note//|/\\|}" >>"$rows"
 		if [[ $us == pass ]]; then
 			verdict "blktests:$kind:$name" "$([[ $ts == pass ]] && echo 1 || echo 0)" \
 				"$([[ $ts == pass ]] || echo "passes upstream, ${ts:-missing} on the takeover")"
@@ -207,27 +262,59 @@ section() {
 		fi
 	done < <(cut -f1 "$up" "$tk" | awk '!seen[$0]++')
 
-	echo >>"$s"
+	printf 'new\t%s\n' "at $at: \`./check $tests\` with USE_RXE=1 NVMET_TRTYPES=rdma NVME_IMG_SIZE=$img_size TIMEOUT=$timeout." >"$runs"
 	for mode in upstream takeover; do
 		cq=$out/payload-$kind-$mode/out/cq.log
 		[[ -f $cq ]] || continue
 		line="$mode peaks (\`rdma res show cq\`, once a second): [cqpool] $(peaks "$cq" cqpool); [ib_core] $(peaks "$cq" ib_core)"
 		echo "    $line"
-		echo "- $line" >>"$s"
+		printf 'new\t- %s\n' "$line" >>"$runs"
 	done
 	pk=$out/payload-$kind-takeover/out
 	if [[ -f $pk/totals ]]; then
-		idle=$(awk '$1 == "cqs" || $1 == "reserved" || $1 == "users" { printf "%s %s ", $1, $2 }' "$pk/totals")
+		idle=$(awk '$1 == "cqs" || $1 == "reserved" || $1 == "users" { printf "%s%s %s", sep, $1, $2; sep = ", " }' "$pk/totals")
 		verdict "blktests:$kind:takeover:idle-totals" \
 			"$(awk '($1 == "cqs" || $1 == "reserved" || $1 == "users") && $2 != 0 { bad = 1 } END { print !bad }' "$pk/totals")" \
 			"after the idle timeout: $idle"
-		echo "cqpool after the idle timeout: $idle." >>"$s"
+		printf 'new\t- cqpool after the idle timeout: %s.\n' "$idle" >>"$runs"
 	else
 		verdict "blktests:$kind:takeover:idle-totals" 0 "no totals: see $out/vm-$kind-takeover"
 	fi
-	line="blktests upstream: $(count "$up" pass) passed, $(count "$up" fail) failed, $(count "$up" skip) skipped; takeover: $(count "$tk" pass) passed, $(count "$tk" fail) failed, $(count "$tk" skip) skipped"
-	echo "$kind: $line"
-	printf '\n%s\n' "$line" >>"$s"
+	echo "$kind: $(summary "$rows")"
+
+	kept "$kind" "$rows" "$runs"
+	# The runs that still have a row, numbered in the order they ran,
+	# this one last
+	awk -F'\t' -v runs="$runs" '
+		FNR == NR { if ($4 != "new") used[$4] = 1; next }
+		!($1 in num) && ($1 in used || $1 == "new") { order[++n] = $1; num[$1] = 0 }
+		END {
+			for (i = 1; i <= n; i++)
+				if (order[i] != "new")
+					num[order[i]] = ++m
+			num["new"] = m + 1
+			for (r in num)
+				print r "\t" num[r]
+		}' "$rows" <(sort -t$'\t' -k1,1n -s "$runs") >"$out/renumber-$kind.tsv"
+	{
+		echo "## $kind kernel ($(if [[ $kind == stock ]]; then "$top/vm/run.sh" --print-stock-version; else echo "vm/kernel.sh debug: KASAN, kmemleak, lockdep"; fi))"
+		echo
+		echo "| test | upstream | takeover | run | note |"
+		echo "|---|---|---|---|---|"
+		awk -F'\t' 'FNR == NR { num[$1] = $2; next }
+			{ printf "| %s | %s | %s | %s | %s |\n", $1, $2, $3, num[$4], $5 }' \
+			"$out/renumber-$kind.tsv" <(LC_ALL=C sort -t$'\t' -k1,1 -s "$rows")
+		awk -F'\t' 'FNR == NR { num[$1] = $2; next }
+			($1 in num) { print num[$1] "\t" $2 }' "$out/renumber-$kind.tsv" "$runs" |
+			sort -t$'\t' -k1,1n -s | awk -F'\t' '
+				$1 != last { printf "\nRun %s %s\n", $1, $2; last = $1; next }
+				{ print $2 }'
+		echo
+		summary "$rows"
+	} >"$s"
+	if cut -f4 "$rows" | grep -qvx new; then
+		echo "$kind, with the rows kept of earlier runs: $(summary "$rows")"
+	fi
 }
 
 for kind in "$@"; do
@@ -261,7 +348,7 @@ done
 {
 	echo "# blktests on upstream's CQ pool and on cqpool's takeover"
 	echo
-	echo "Generated by \`make blktests\` (scripts/blktests.sh); do not edit.  Suite: vm/blktests/ ($(sed -n 's/.*\(commit [0-9a-f]*\).*/\1/p' "$top/vm/blktests.SOURCE" | head -n 1)).  Each kernel's section says the commit and the knobs it ran with."
+	echo "Generated by \`make blktests\` (scripts/blktests.sh); do not edit.  Suite: vm/blktests/ ($(sed -n 's/.*\(commit [0-9a-f]*\).*/\1/p' "$top/vm/blktests.SOURCE" | head -n 1)).  Each row names the run it came from, and each run its commit and knobs."
 	for kind in stock debug; do
 		if [[ -f $out/section-$kind.md ]]; then
 			echo
