@@ -69,7 +69,13 @@ struct tk_res {
 	unsigned int nr_cqe;
 };
 
-/* Protects tk_table, tk_nr_res, tk_spare and tk_nr_spare. */
+/*
+ * Protects tk_table, tk_nr_res, tk_spare and tk_nr_spare.  A get holds it
+ * from the mirror in cq->cqe_used to the table, a put from the table to
+ * cqpool's ledger: the reconcile sees a reservation in both counts or in
+ * neither, and tk_nr_res counts what is not back in cqpool, in one hold
+ * each.  Taken before a pool's lock and the device's cq_pools_lock.
+ */
 static DEFINE_MUTEX(tk_lock);
 static DEFINE_HASHTABLE(tk_table, 7);
 static unsigned int tk_nr_res;
@@ -88,6 +94,7 @@ static DECLARE_DELAYED_WORK(tk_reconcile_work, tk_reconcile);
  */
 static void tk_mirror(struct ib_cq *cq, unsigned int nr_cqe, bool made)
 {
+	lockdep_assert_held(&tk_lock);
 	spin_lock_irq(&cq->device->cq_pools_lock);
 	if (made)
 		cq->cqe_used += nr_cqe;
@@ -96,7 +103,10 @@ static void tk_mirror(struct ib_cq *cq, unsigned int nr_cqe, bool made)
 	spin_unlock_irq(&cq->device->cq_pools_lock);
 }
 
-/* Enters a reservation made through the takeover in the table. */
+/*
+ * Mirrors a reservation made through the takeover and enters it in the
+ * table.
+ */
 static int tk_track(struct ib_cq *cq, unsigned int nr_cqe)
 {
 	struct tk_res *res = NULL;
@@ -115,6 +125,7 @@ static int tk_track(struct ib_cq *cq, unsigned int nr_cqe)
 	}
 	res->cq = cq;
 	res->nr_cqe = nr_cqe;
+	tk_mirror(cq, nr_cqe, true);
 	hash_add(tk_table, &res->node, (unsigned long)cq);
 	/* The module stays until every reservation is back in cqpool. */
 	if (!tk_nr_res++)
@@ -149,19 +160,26 @@ static void tk_untrack_done(unsigned int n)
 }
 
 /*
- * Takes a reservation of @nr_cqe entries on @cq out of the table; false
- * if the takeover made none.
+ * Takes a reservation of @nr_cqe entries on @cq out of the table, out of
+ * the mirror and back to cqpool; false if the takeover made none.
  */
-static bool tk_untrack(struct ib_cq *cq, unsigned int nr_cqe)
+static bool tk_put_tracked(struct ib_cq *cq, unsigned int nr_cqe)
 {
 	struct tk_res *res;
+	bool last;
 
 	mutex_lock(&tk_lock);
 	hash_for_each_possible(tk_table, res, node, (unsigned long)cq) {
 		if (res->cq == cq && res->nr_cqe == nr_cqe) {
 			hash_del(&res->node);
 			tk_recycle(res);
+			trace_cqpool_takeover_put(cq, nr_cqe, "cqpool");
+			tk_mirror(cq, nr_cqe, false);
+			cqpool_cq_put(cq, nr_cqe, NULL);
+			last = !--tk_nr_res;
 			mutex_unlock(&tk_lock);
+			if (last)
+				module_put(THIS_MODULE);
 			return true;
 		}
 	}
@@ -206,10 +224,7 @@ static struct ib_cq *tk_cq_pool_get(struct ib_device *dev,
 	trace_cqpool_takeover_get(dev, cq, nr_cqe, comp_vector_hint, poll_ctx);
 	if (IS_ERR(cq))
 		return cq;
-	tk_mirror(cq, nr_cqe, true);
 	if (tk_track(cq, nr_cqe)) {
-		/* Out of the table, so no reconcile can have given it back. */
-		tk_mirror(cq, nr_cqe, false);
 		cqpool_cq_put(cq, nr_cqe, NULL);
 		return ERR_PTR(-ENOMEM);
 	}
@@ -235,7 +250,7 @@ static void tk_upstream_put(struct ib_cq *cq, unsigned int nr_cqe)
 static void tk_cq_pool_put(struct ib_cq *cq, unsigned int nr_cqe)
 {
 	might_sleep();
-	if (!tk_untrack(cq, nr_cqe)) {
+	if (!tk_put_tracked(cq, nr_cqe)) {
 		/*
 		 * A cqpool CQ we did not hand out with these entries: a ULP
 		 * bug.  Leave cqpool's ledger alone rather than guess.
@@ -248,12 +263,7 @@ static void tk_cq_pool_put(struct ib_cq *cq, unsigned int nr_cqe)
 		}
 		trace_cqpool_takeover_put(cq, nr_cqe, "upstream");
 		tk_upstream_put(cq, nr_cqe);
-		return;
 	}
-	trace_cqpool_takeover_put(cq, nr_cqe, "cqpool");
-	tk_mirror(cq, nr_cqe, false);
-	cqpool_cq_put(cq, nr_cqe, NULL);
-	tk_untrack_done(1);
 }
 
 /*
@@ -264,9 +274,10 @@ static void tk_cq_pool_put(struct ib_cq *cq, unsigned int nr_cqe)
  * the old function puts a reservation made through the new one.  So when
  * the table holds more on @cq than cqe_used says is in use, the excess
  * was put back: all of it when nothing is in use, else the reservation
- * of exactly that size.  A put through this module takes its entry out
- * of the table before it subtracts, and a get mirrors before it adds one,
- * so the table never holds less than is in use.  Under tk_lock.
+ * of exactly that size.  A get through this module mirrors and enters its
+ * reservation, and a put takes it out and subtracts, in one hold of
+ * tk_lock, which this runs under: so the table never holds less than is
+ * in use.
  */
 static unsigned int tk_take_put_back(struct ib_cq *cq, struct hlist_head *done)
 {
