@@ -155,13 +155,17 @@ count() { awk -F'\t' -v s="$2" '$2 == s' "$1" | wc -l; }
 # The time it may take is a backstop (a hang is caught sooner, by
 # hung_task): the whole suite took 29 minutes a mode on the stock kernel;
 # on the debug kernel, with both modes booted at once, srp/001 took 390 s
-# (28 on the stock kernel) and srp/002 1,008 s.
+# (28 on the stock kernel) and srp/002 1,008 s.  The debug kernel's
+# guests report a task blocked for 120 s, the kernel's default, not 30:
+# under TCG its own waits pass 30 s without cqpool (TESTING.md: upstream's
+# nvme/014 reconnecting, in synchronize_rcu(), and srp/002 without a
+# path).
 boot() {
-	local p=$out/payload-$1-$2 ko='' boot_timeout=5400
+	local p=$out/payload-$1-$2 ko='' boot_timeout=5400 hung=30
 
 	[[ $2 == takeover ]] &&
 		ko="$top/build/kbuild-$1/cqpool.ko $top/build/kbuild-$1/cqpool_takeover.ko"
-	[[ $1 == debug ]] && boot_timeout=21600
+	[[ $1 == debug ]] && boot_timeout=21600 hung=120
 	# shellcheck disable=SC2086 # $ko: none, or the two modules
 	if ! { rm -rf "$p" && mkdir -p "$p" &&
 	       cp "$top/vm/payload-blktests.sh" "$p/run.sh" &&
@@ -175,6 +179,7 @@ boot() {
 	fi
 	CQPOOL_VM_ROOT=host CQPOOL_VM_QUIET=1 CQPOOL_VM_MEM=4G \
 		CQPOOL_VM_TIMEOUT=${CQPOOL_BLKTESTS_TIMEOUT:-$boot_timeout} \
+		CQPOOL_VM_HUNG_TASK_SECS=$hung \
 		"$top/vm/run.sh" "$1" "$p" "$out/vm-$1-$2" >>"$out/vm-$1-$2.log" 2>&1
 	echo $? >"$out/vm-$1-$2.rc"
 }

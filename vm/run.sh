@@ -31,7 +31,8 @@
 #
 # Environment:
 #   CQPOOL_VM_TIMEOUT=1800      seconds before QEMU is killed (a hang is caught
-#                               sooner: hung_task_timeout_secs is 30)
+#                               sooner, by hung_task)
+#   CQPOOL_VM_HUNG_TASK_SECS=30 the guest's hung_task_timeout_secs
 #   CQPOOL_VM_SPLAT_GRACE=60    after the first splat, seconds to let the guest
 #                               finish before QEMU is killed (an oops often
 #                               leaves the payload hanging)
@@ -117,10 +118,13 @@ t1=$(date +%s)
 # then exits: -no-reboot). An oops does not panic: the guest goes on, the
 # console scan catches it. Lockup/stall detectors are made more tolerant of
 # TCG's slowness on a busy host, not disabled.  A task blocked for 30 s
-# is a hang that fails the run now, rather than a test that passes late.
+# is a hang that fails the run now, rather than a test that passes late
+# (the debug kernel's blktests allow it longer: scripts/blktests.sh).
 append="console=ttyS0,115200 loglevel=7 printk.time=1 nokaslr panic=-1"
 append+=" watchdog_thresh=60 rcupdate.rcu_cpu_stall_timeout=120"
-append+=" sysctl.kernel.hung_task_timeout_secs=30"
+hung=${CQPOOL_VM_HUNG_TASK_SECS:-30}
+[[ $hung =~ ^[1-9][0-9]*$ ]] || { echo "vm: CQPOOL_VM_HUNG_TASK_SECS must be a count of seconds, not '$hung'" >&2; exit 2; }
+append+=" sysctl.kernel.hung_task_timeout_secs=$hung"
 append+=" cqpool_vm.kind=$kind"
 # The 9p shares are the guest's only PCI devices.  Their interrupt routing
 # comes from the BIOS's table, not ACPI's _PRT method: under TCG the AML
