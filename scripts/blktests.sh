@@ -111,6 +111,16 @@ kernel_dir() {
 	fi
 }
 
+# kernel_id KIND: which build of KIND's kernel ran: the stock kernel's
+# version, the debug kernel's cache entry (its sources and config)
+kernel_id() {
+	if [[ $1 == stock ]]; then
+		"$top/vm/run.sh" --print-stock-version
+	else
+		basename "$(dirname "$kdir")"
+	fi
+}
+
 # results CHECK_LOG: "TEST STATUS REASON" per test ./check reported,
 # STATUS pass, fail or skip; a test is its name and its condition
 # ("nvme/003 tr=rdma")
@@ -267,7 +277,7 @@ section() {
 		fi
 	done < <(cut -f1 "$up" "$tk" | awk '!seen[$0]++')
 
-	printf 'new\t%s\n' "at $at: \`./check $tests\` with USE_RXE=1 NVMET_TRTYPES=rdma NVME_IMG_SIZE=$img_size TIMEOUT=$timeout." >"$runs"
+	printf 'new\t%s\n' "at $at on $(kernel_id "$kind"): \`./check $tests\` with USE_RXE=1 NVMET_TRTYPES=rdma NVME_IMG_SIZE=$img_size TIMEOUT=$timeout." >"$runs"
 	for mode in upstream takeover; do
 		cq=$out/payload-$kind-$mode/out/cq.log
 		[[ -f $cq ]] || continue
