@@ -158,9 +158,6 @@ peaks() {
 		END { printf "%d CQs, %d CQEs\n", c, e }' "$1"
 }
 
-# count FILE STATUS
-count() { awk -F'\t' -v s="$2" '$2 == s' "$1" | wc -l; }
-
 # boot KIND MODE: one VM boot of a mode, its exit status in OUT/vm-KIND-MODE.rc.
 # The time it may take is a backstop (a hang is caught sooner, by
 # hung_task): the whole suite took 29 minutes a mode on the stock kernel;
@@ -312,7 +309,7 @@ section() {
 				print r "\t" num[r]
 		}' "$rows" <(sort -t$'\t' -k1,1n -s "$runs") >"$out/renumber-$kind.tsv"
 	{
-		echo "## $kind kernel ($(if [[ $kind == stock ]]; then "$top/vm/run.sh" --print-stock-version; else echo "vm/kernel.sh debug: KASAN, kmemleak, lockdep"; fi))"
+		echo "## $kind kernel ($(if [[ $kind == stock ]]; then kernel_id stock; else echo "vm/kernel.sh debug: KASAN, kmemleak, lockdep"; fi))"
 		echo
 		echo "| test | upstream | takeover | run | note |"
 		echo "|---|---|---|---|---|"
