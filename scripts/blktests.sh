@@ -329,9 +329,11 @@ section() {
 	fi
 }
 
+# Only this run's sections: one an earlier run left in OUT would stand
+# for a kernel this run does not try, in place of -k's.
+rm -f "$out"/section-*.md
 for kind in "$@"; do
 	echo "== blktests on $kind: ./check $tests"
-	rm -f "$out/section-$kind.md"
 	if ! kdir=$(kernel_dir "$kind") ||
 	   ! "$top/scripts/kbuild.sh" "$kind" "$kdir" W=1 >"$out/kbuild-$kind.log" 2>&1; then
 		verdict "blktests:$kind:build" 0 "see $out/kbuild-$kind.log"
