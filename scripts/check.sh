@@ -129,6 +129,7 @@ failure_digest() {
 		case $f in
 		vm:*:clean-run)
 			grep -A2 -m1 'kernel splat(s) in' "$out/vm-$k.log" | tail -n 2
+			splat_stack "$out/vm-$k/console.log"
 			tail -n 1 "$out/vm-$k.log" ;;
 		vm:*:kunit | vm:*:races)
 			grep -m3 -E '\[(FAILED|CRASHED)\]|ERROR|Error' \
@@ -140,6 +141,36 @@ failure_digest() {
 				grep -m1 '^not ok' ;;
 		esac 2>/dev/null | cut -c1-160 | sed 's/^/    /'
 	done
+}
+
+# splat_stack CONSOLE: where the kernel was at the first splat, wrapped
+# to the digest's width: the first stack with frames of its own,
+# innermost first, and every RIP the splat's report gives (a stall's
+# NMI backtraces have one per CPU).  CI keeps only the end of the output,
+# and a splat's header alone does not say where the kernel was.
+splat_stack() {
+	tr -d '\r' <"$1" | awk '
+		!on && /BUG:|WARNING:|KASAN:|UBSAN:|Oops|INFO: task .* blocked|detected stalls? on CPU|general protection fault/ { on = 1 }
+		!on { next }
+		++seen > 300 { exit }
+		/RIP: 0010:/ && match($0, /0010:[A-Za-z0-9_.]+/) {
+			f = substr($0, RSTART + 5, RLENGTH - 5)
+			if (!(f in rip)) {
+				rip[f] = 1
+				rips = rips (rips == "" ? "RIPs: " : ", ") f
+			}
+		}
+		/Call Trace:/ && stack == "" { trace = 1; line = ""; next }
+		trace && /<\/TASK>/ { trace = 0; stack = line; next }
+		trace && !/\] +\? / && match($0, /[A-Za-z0-9_.]+\+0x/) {
+			f = substr($0, RSTART, RLENGTH - 3)
+			line = line (line == "" ? "stack: " : " < ") f
+		}
+		END {
+			if (stack == "") stack = line
+			if (stack != "") print stack
+			if (rips != "") print rips
+		}' | fold -s -w 150
 }
 
 # kernel_label VERSION: 6.1, 6.12 or 6.12-rt
