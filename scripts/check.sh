@@ -129,7 +129,7 @@ failure_digest() {
 		case $f in
 		vm:*:clean-run)
 			grep -A2 -m1 'kernel splat(s) in' "$out/vm-$k.log" | tail -n 2
-			splat_stack "$out/vm-$k/console.log"
+			splat_stack "$out/vm-$k.log" "$out/vm-$k/console.log"
 			tail -n 1 "$out/vm-$k.log" ;;
 		vm:*:kunit | vm:*:races)
 			grep -m3 -E '\[(FAILED|CRASHED)\]|ERROR|Error' \
@@ -143,14 +143,19 @@ failure_digest() {
 	done
 }
 
-# splat_stack CONSOLE: where the kernel was at the first splat, wrapped
-# to the digest's width: the first stack with frames of its own,
-# innermost first, and every RIP the splat's report gives (a stall's
-# NMI backtraces have one per CPU).  CI keeps only the end of the output,
-# and a splat's header alone does not say where the kernel was.
+# splat_stack VM_LOG CONSOLE: where the kernel was at the first splat that
+# vm/run.sh listed in VM_LOG, wrapped to the digest's width: the first
+# stack with frames of its own, innermost first, and every RIP the
+# splat's report gives (a stall's NMI backtraces have one per CPU).  CI
+# keeps only the end of the output, and a splat's header alone does not
+# say where the kernel was.
 splat_stack() {
-	tr -d '\r' <"$1" | awk '
-		!on && /BUG:|WARNING:|KASAN:|UBSAN:|Oops|INFO: task .* blocked|detected stalls? on CPU|general protection fault/ { on = 1 }
+	local first
+
+	first=$(grep -A1 -m1 'kernel splat(s) in' "$1" | sed -n '2s/^    //p')
+	[[ -n $first ]] || return 0
+	tr -d '\r' <"$2" | FIRST=$first awk '
+		!on && $0 == ENVIRON["FIRST"] { on = 1 }
 		!on { next }
 		++seen > 300 { exit }
 		/RIP: 0010:/ && match($0, /0010:[A-Za-z0-9_.]+/) {
