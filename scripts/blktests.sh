@@ -269,8 +269,10 @@ section() {
 		if [[ $us == pass ]]; then
 			verdict "blktests:$kind:$name" "$([[ $ts == pass ]] && echo 1 || echo 0)" \
 				"$([[ $ts == pass ]] || echo "passes upstream, ${ts:-missing} on the takeover")"
-		elif [[ $us == fail ]]; then
+		elif [[ $us == fail && $ts == fail ]]; then
 			echo "    (fails upstream too: not cqpool's)"
+		elif [[ $us == fail ]]; then
+			echo "    (fails upstream, ${ts:-missing} on the takeover: upstream's, not cqpool's)"
 		fi
 	done < <(cut -f1 "$up" "$tk" | awk '!seen[$0]++')
 

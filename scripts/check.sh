@@ -119,7 +119,7 @@ kernel_table() {
 # case that failed.  It comes last, where a summary that keeps only the
 # end of the output (CI's) still shows it.
 failure_digest() {
-	local f k t
+	local f k t splats
 
 	((${#failures[@]})) || return 0
 	echo "== what failed (build/check/ has the logs)"
@@ -128,8 +128,9 @@ failure_digest() {
 		k=${f#vm:} t=${k#*:} k=${k%%:*}
 		case $f in
 		vm:*:clean-run)
-			grep -A2 -m1 'kernel splat(s) in' "$out/vm-$k.log" | tail -n 2
-			splat_stack "$out/vm-$k.log" "$out/vm-$k/console.log"
+			splats=$(grep -A2 -m1 'kernel splat(s) in' "$out/vm-$k.log" | tail -n +2)
+			[[ -n $splats ]] && printf '%s\n' "$splats"
+			splat_stack "${splats%%$'\n'*}" "$out/vm-$k/console.log"
 			tail -n 1 "$out/vm-$k.log" ;;
 		vm:*:kunit | vm:*:races)
 			grep -m3 -E '\[(FAILED|CRASHED)\]|ERROR|Error' \
@@ -143,8 +144,8 @@ failure_digest() {
 	done
 }
 
-# splat_stack VM_LOG CONSOLE: where the kernel was at the first splat that
-# vm/run.sh listed in VM_LOG, wrapped to the digest's width: the first
+# splat_stack FIRST CONSOLE: where the kernel was at FIRST, the first
+# splat line that vm/run.sh listed, wrapped to the digest's width: the first
 # stack with frames of its own, innermost first, and every RIP the
 # splat's report gives (a stall's NMI backtraces have one per CPU).  CI
 # keeps only the end of the output, and a splat's header alone does not
@@ -152,7 +153,7 @@ failure_digest() {
 splat_stack() {
 	local first
 
-	first=$(grep -A1 -m1 'kernel splat(s) in' "$1" | sed -n '2s/^    //p')
+	first=${1#    }
 	[[ -n $first ]] || return 0
 	tr -d '\r' <"$2" | FIRST=$first awk '
 		!on && $0 == ENVIRON["FIRST"] { on = 1 }
