@@ -31,8 +31,8 @@
  *    each pool holds one, and so does each registered device handler;
  *  - a pool is referenced by its device's shared slot (shared pools) or
  *    its owner until cqpool_destroy() (owned pools), by each caller of
- *    cqpool_device_pool() until cqpool_pool_put(), and once more while
- *    it has a reservation; CQs live in their pool;
+ *    cqpool_device_pool() until cqpool_pool_put(), and once more by
+ *    each of its CQs that has a reservation; CQs live in their pool;
  *  - a reservation is found from its CQ alone (cqpool_cq_of()), so a put
  *    never needs the device's client data, which ib_core erases after
  *    the remove.
@@ -127,13 +127,11 @@ struct cqpool_dev {
  *	verbs that grow it (ib_alloc_cq(), ib_resize_cq()), which run
  *	outside @lock, and while the reclaim takes CQs out of the ledger, so
  *	that the CQ a growth resizes stays in it
- * @lock: protects @ledger, @cqs, @users, @dying and @pressed; process
+ * @lock: protects @ledger, @cqs, @dying and @pressed; process
  *	context only, never held across a verb
  * @ledger: the core's ledger of the CQs, which also counts the entries
  *	reserved on each vector (cqp_pool_pick_vector())
  * @cqs: struct cqpool_cq, oldest first
- * @users: reservations; the pool holds a reference on itself while there
- *	are any
  * @dying: its device is going (or, owned, it is destroyed): no get
  *	succeeds (the ledger is closed with it, cqpool_pool_mark_dying()),
  *	and idle CQs are freed at once
@@ -156,7 +154,6 @@ struct cqpool {
 	struct cqp_pool *ledger;
 	struct list_head cqs;
 	refcount_t ref;
-	unsigned long users;
 	bool dying;
 	bool pressed;
 	struct delayed_work reap_work;
@@ -277,6 +274,7 @@ struct list_head *cqpool_devices_list(void);
 
 void cqpool_dev_remove_pools(struct cqpool_dev *cdev);
 void cqpool_pool_mark_dying(struct cqpool *pool);
+unsigned long cqpool_pool_users(struct cqpool *pool);
 unsigned long cqpool_pool_idle_cqs(struct cqpool *pool);
 unsigned long cqpool_pool_shrink(struct cqpool *pool);
 int cqpool_shrinker_init(void);

@@ -262,7 +262,7 @@ static void cqpool_trace_remove_start(struct cqpool_dev *cdev)
 	mutex_lock(&cdev->lock);
 	list_for_each_entry(pool, &cdev->pools, node) {
 		spin_lock(&pool->lock);
-		users += pool->users;
+		users += cqpool_pool_users(pool);
 		spin_unlock(&pool->lock);
 		pools++;
 	}

@@ -173,6 +173,16 @@ static void cqpool_free_work(struct work_struct *work)
 	cqpool_free(container_of(work, struct cqpool, free_work));
 }
 
+/* The reservations on @pool. */
+unsigned long cqpool_pool_users(struct cqpool *pool)
+{
+	struct cqp_pool_stats st;
+
+	lockdep_assert_held(&pool->lock);
+	cqp_pool_get_stats(pool->ledger, &st);
+	return st.users;
+}
+
 /**
  * cqpool_pool_put() - drop a reference on a pool
  * @pool: a pool cqpool_device_pool() returned
@@ -502,7 +512,7 @@ int cqpool_destroy(struct cqpool *pool)
 	}
 
 	spin_lock(&pool->lock);
-	if (pool->users) {
+	if (cqpool_pool_users(pool)) {
 		spin_unlock(&pool->lock);
 		return -EBUSY;
 	}
@@ -652,8 +662,12 @@ cqpool_reserved(struct cqpool *pool, struct cqp_cq *lcq, unsigned int nr_cqe,
 	struct cqpool_cq *ccq = container_of(lcq, struct cqpool_cq, ledger);
 
 	lockdep_assert_held(&pool->lock);
-	/* A reservation keeps its pool, and so the device, alive. */
-	if (!pool->users++)
+	/*
+	 * A CQ in use keeps its pool, and so the device, alive: a count per
+	 * CQ, not per pool, so that gets on different vectors write nothing
+	 * they share but the lock.
+	 */
+	if (lcq->users == 1)
 		refcount_inc(&pool->ref);
 	/*
 	 * Attached under the pool lock, which the removal's DEVICE_FATAL is
@@ -669,11 +683,14 @@ cqpool_reserved(struct cqpool *pool, struct cqp_cq *lcq, unsigned int nr_cqe,
 
 /*
  * A get that did not fit: the pool grows, one growth at a time (the
- * ledger's loop, cqp_pool_get()), until it reserves.
+ * ledger's loop, cqp_pool_get()), until it reserves.  Also where a get
+ * the ledger refused learns why.  Out of line, so that the fast path has
+ * a small frame.
  */
-static struct ib_cq *cqpool_cq_get_slow(struct cqpool *pool, u32 vec,
-					unsigned int nr_cqe,
-					struct cqpool_hook *hook)
+static noinline struct ib_cq *cqpool_cq_get_slow(struct cqpool *pool,
+						 unsigned int nr_cqe,
+						 int vector_hint,
+						 struct cqpool_hook *hook)
 {
 	struct cqpool_grower gr = {
 		.g = {
@@ -685,11 +702,14 @@ static struct ib_cq *cqpool_cq_get_slow(struct cqpool *pool, u32 vec,
 	};
 	struct ib_cq *cq = NULL;
 	struct cqp_cq *lcq;
-	u32 grown;
+	u32 grown, vec;
 	int ret;
 
 	mutex_lock(&pool->grow_lock);
 	spin_lock(&pool->lock);
+	/* Picked again: the growths this waited for may have changed it. */
+	vec = cqp_pool_pick_vector(pool->ledger, vector_hint,
+				   num_online_cpus());
 	ret = cqp_pool_get(pool->ledger, vec, nr_cqe, &gr.g, &lcq, &grown);
 	WARN_ONCE(ret == CQP_ELOOP, "cqpool: %s: no room after growing %u times\n",
 		  pool->name, grown);
@@ -734,15 +754,11 @@ static struct ib_cq *cqpool_cq_get_slow(struct cqpool *pool, u32 vec,
 struct ib_cq *cqpool_cq_get(struct cqpool *pool, unsigned int nr_cqe,
 			    int vector_hint, struct cqpool_hook *hook)
 {
-	struct cqpool_dev *cdev = pool->cdev;
 	struct ib_cq *cq = NULL;
-	struct cqp_plan plan;
 	struct cqp_cq *lcq;
-	u32 vec;
-	int ret;
 
-	if (!nr_cqe || nr_cqe > cdev->ibdev->attrs.max_cqe ||
-	    vector_hint < -1 || (hook && !hook->handler))
+	/* The ledger refuses more than a CQ of this pool holds. */
+	if (!nr_cqe || vector_hint < -1 || (hook && !hook->handler))
 		return ERR_PTR(-EINVAL);
 
 	spin_lock(&pool->lock);
@@ -750,15 +766,12 @@ struct ib_cq *cqpool_cq_get(struct cqpool *pool, unsigned int nr_cqe,
 	 * The vectors of cqpool_dev_nvec(): the ledger has those of every
 	 * possible CPU, and the pick takes the online ones among them.
 	 */
-	vec = cqp_pool_pick_vector(pool->ledger, vector_hint,
-				   num_online_cpus());
-	ret = cqp_pool_reserve(pool->ledger, vec, nr_cqe, &lcq, &plan);
-	if (!ret)
+	lcq = cqp_pool_try_reserve(pool->ledger, vector_hint,
+				   num_online_cpus(), nr_cqe);
+	if (lcq)
 		cq = cqpool_reserved(pool, lcq, nr_cqe, hook, 0);
 	spin_unlock(&pool->lock);
-	if (ret == CQP_GROW)
-		return cqpool_cq_get_slow(pool, vec, nr_cqe, hook);
-	return ret ? ERR_PTR(ret) : cq;
+	return lcq ? cq : cqpool_cq_get_slow(pool, nr_cqe, vector_hint, hook);
 }
 EXPORT_SYMBOL_GPL(cqpool_cq_get);
 
@@ -791,8 +804,8 @@ void cqpool_cq_put(struct ib_cq *cq, unsigned int nr_cqe,
 		   struct cqpool_hook *hook)
 {
 	struct cqpool_cq *ccq = cqpool_cq_of(cq);
-	bool idle, last, dying;
 	struct cqpool *pool;
+	bool idle, dying;
 	int ret;
 
 	if (!ccq) {
@@ -812,7 +825,6 @@ void cqpool_cq_put(struct ib_cq *cq, unsigned int nr_cqe,
 			cqpool_hook_detach(ccq, hook);
 		else
 			ccq->plain_users--;
-		last = !--pool->users;
 		trace_cqpool_put(ccq, nr_cqe, 0);
 	}
 	idle = !ccq->ledger.users;
@@ -828,8 +840,8 @@ void cqpool_cq_put(struct ib_cq *cq, unsigned int nr_cqe,
 	if (idle && (dying || !(pool->flags & CQPOOL_F_NO_SHRINK)))
 		queue_delayed_work(cqpool_wq, &pool->reap_work,
 				   dying ? 0 : cqpool_idle_timeout() + 1);
-	/* The pool is not touched after this: it may be freed. */
-	if (last)
+	/* The CQ's reference (cqpool_reserved()); @pool may be freed now. */
+	if (idle)
 		cqpool_pool_put(pool);
 }
 EXPORT_SYMBOL_GPL(cqpool_cq_put);

@@ -61,6 +61,12 @@ struct Vector {
 	cqp_u32 peak_size;
 	cqp_u64 cqes;
 	cqp_u64 reserved;
+	/*
+	 * Reservations.  Counted here and summed by stats(), not counted for
+	 * the whole pool: a get or put writes its own vector's record and
+	 * its CQ's, and gets on different vectors write no count they share.
+	 */
+	cqp_u64 users;
 };
 
 class Pool {
@@ -75,6 +81,7 @@ public:
 	static Pool *create(const cqp_alloc &alloc, const cqp_pool_params &p);
 	static int destroy(Pool *pool);
 
+	cqp_cq *try_reserve(int hint, cqp_u32 among, cqp_u32 nr_cqe);
 	int reserve(cqp_u32 vec, cqp_u32 nr_cqe, cqp_cq **out, cqp_plan *plan);
 	int get(cqp_u32 vec, cqp_u32 nr_cqe, cqp_grower *g, cqp_cq **out,
 		cqp_u32 *grown);
@@ -92,7 +99,16 @@ public:
 	cqp_u64 reclaimable() const;
 	bool next_reap(cqp_u64 now, cqp_u64 timeout, cqp_u64 *delay) const;
 	void stats(cqp_pool_stats *st) const;
-	cqp_u32 pick_vector(int hint, cqp_u32 among) const;
+	cqp_u32 pick_vector(int hint, cqp_u32 among) const
+	{
+		const cqp_u32 n = among && among < p_.nvec ? among : p_.nvec;
+		const cqp_u32 h = static_cast<cqp_u32>(hint);
+
+		if (hint < 0)
+			return least_reserved(n);
+		/* Most hints are in range already: spare them a division. */
+		return h < n ? h : h % n;
+	}
 	cqp_u64 vec_reserved(cqp_u32 vec) const;
 	const cqp_pool_params &params() const
 	{
@@ -111,6 +127,8 @@ private:
 	}
 	cqp_u32 grow_cap(const Vector &v, cqp_u32 nr_cqe) const;
 	cqp_u32 new_cq_size(const Vector &v, cqp_u32 nr_cqe) const;
+	cqp_cq *take(Vector &v, cqp_u32 nr_cqe);
+	cqp_u32 least_reserved(cqp_u32 n) const;
 	void idle_append(cqp_cq *cq, cqp_u64 now);
 	void idle_remove(cqp_cq *cq);
 	void remove(cqp_cq *cq);
@@ -121,7 +139,7 @@ private:
 	cqp_cq *idle_head_ = nullptr;
 	cqp_cq *idle_tail_ = nullptr;
 	cqp_u64 next_id_ = 1;
-	cqp_pool_stats st_ = {};
+	cqp_pool_stats st_ = {};	/* but reserved and users: see Vector */
 	bool closed_ = false;
 };
 
@@ -190,6 +208,33 @@ cqp_u32 Pool::new_cq_size(const Vector &v, cqp_u32 nr_cqe) const
 	return want > nr_cqe ? want : nr_cqe;
 }
 
+/* A reservation on the vector's least-used CQ, if it has room. */
+cqp_cq *Pool::take(Vector &v, cqp_u32 nr_cqe)
+{
+	cqp_cq *best = v.cqs.max();
+
+	if (!best || free_cqes(best) < nr_cqe)
+		return nullptr;
+	if (!best->users)
+		idle_remove(best);
+	v.cqs.rekey(best, [nr_cqe](cqp_cq *c) {
+		c->users++;
+		c->reserved += nr_cqe;
+	});
+	v.reserved += nr_cqe;
+	v.users++;
+	if (nr_cqe > v.peak_nr)
+		v.peak_nr = nr_cqe;
+	return best;
+}
+
+cqp_cq *Pool::try_reserve(int hint, cqp_u32 among, cqp_u32 nr_cqe)
+{
+	if (closed_ || !nr_cqe || nr_cqe > largest_cq())
+		return nullptr;
+	return take(vec_[pick_vector(hint, among)], nr_cqe);
+}
+
 int Pool::reserve(cqp_u32 vec, cqp_u32 nr_cqe, cqp_cq **out, cqp_plan *plan)
 {
 	if (closed_)
@@ -198,23 +243,10 @@ int Pool::reserve(cqp_u32 vec, cqp_u32 nr_cqe, cqp_cq **out, cqp_plan *plan)
 		return CQP_EINVAL;
 
 	Vector &v = vec_[vec];
-	cqp_cq *best = v.cqs.max();
 
-	if (best && free_cqes(best) >= nr_cqe) {
-		if (!best->users)
-			idle_remove(best);
-		v.cqs.rekey(best, [nr_cqe](cqp_cq *c) {
-			c->users++;
-			c->reserved += nr_cqe;
-		});
-		v.reserved += nr_cqe;
-		if (nr_cqe > v.peak_nr)
-			v.peak_nr = nr_cqe;
-		st_.reserved += nr_cqe;
-		st_.users++;
-		*out = best;
+	*out = take(v, nr_cqe);
+	if (*out)
 		return CQP_OK;
-	}
 
 	cqp_cq *g = v.growing;
 	const cqp_u32 cap = grow_cap(v, nr_cqe);
@@ -295,15 +327,14 @@ int Pool::release(cqp_cq *cq, cqp_u32 nr_cqe, cqp_u64 now)
 
 	Vector &v = vec_[cq->vec];
 
+	v.reserved -= nr_cqe;
+	v.users--;
 	v.cqs.rekey(cq, [nr_cqe](cqp_cq *c) {
 		c->users--;
 		c->reserved -= nr_cqe;
 	});
 	if (!cq->users)
 		idle_append(cq, now);
-	v.reserved -= nr_cqe;
-	st_.reserved -= nr_cqe;
-	st_.users--;
 	return CQP_OK;
 }
 
@@ -456,15 +487,15 @@ bool Pool::oldest_idle(cqp_u64 *since) const
 void Pool::stats(cqp_pool_stats *st) const
 {
 	*st = st_;
+	for (cqp_u32 i = 0; i < p_.nvec; i++) {
+		st->reserved += vec_[i].reserved;
+		st->users += vec_[i].users;
+	}
 }
 
-cqp_u32 Pool::pick_vector(int hint, cqp_u32 among) const
+/* The first @n vectors' one with the fewest entries reserved. */
+cqp_u32 Pool::least_reserved(cqp_u32 n) const
 {
-	const cqp_u32 n = among && among < p_.nvec ? among : p_.nvec;
-
-	if (hint >= 0)
-		return static_cast<cqp_u32>(hint) % n;
-
 	cqp_u32 best = 0;
 
 	for (cqp_u32 i = 1; i < n; i++)
@@ -509,7 +540,7 @@ bool Pool::check() const
 		if (!v.cqs.check(visit) || !growing_seen)
 			return false;
 		if (vs.cqs != v.count || vs.cqes != v.cqes ||
-		    vs.reserved != v.reserved)
+		    vs.reserved != v.reserved || vs.users != v.users)
 			return false;
 		sum.cqs += vs.cqs;
 		sum.cqes += vs.cqes;
@@ -530,8 +561,7 @@ bool Pool::check() const
 		idle++;
 	}
 	return idle == sum.idle_cqs && sum.cqs == st_.cqs &&
-	       sum.cqes == st_.cqes && sum.reserved == st_.reserved &&
-	       sum.users == st_.users && sum.idle_cqs == st_.idle_cqs &&
+	       sum.cqes == st_.cqes && sum.idle_cqs == st_.idle_cqs &&
 	       (!p_.max_cqs || st_.cqs <= p_.max_cqs);
 }
 
@@ -561,6 +591,12 @@ extern "C" cqp_pool *cqp_pool_create(const cqp_alloc *alloc,
 extern "C" int cqp_pool_destroy(cqp_pool *pool)
 {
 	return cqp::Pool::destroy(pool_of(pool));
+}
+
+extern "C" cqp_cq *cqp_pool_try_reserve(cqp_pool *pool, int hint,
+				       cqp_u32 among, cqp_u32 nr_cqe)
+{
+	return pool_of(pool)->try_reserve(hint, among, nr_cqe);
 }
 
 extern "C" int cqp_pool_reserve(cqp_pool *pool, cqp_u32 vec, cqp_u32 nr_cqe,

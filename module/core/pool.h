@@ -166,6 +166,15 @@ int cqp_pool_reserve(struct cqp_pool *pool, cqp_u32 vec, cqp_u32 nr_cqe,
 		     struct cqp_cq **cq, struct cqp_plan *plan);
 
 /*
+ * The fast path of a get: reserve @nr_cqe entries on the least-used CQ of
+ * the vector cqp_pool_pick_vector(@hint, @among) picks, if it has room.
+ * The reservation, or NULL with nothing changed: the pool is closed,
+ * @nr_cqe is invalid, or the pool must grow (cqp_pool_get() says which).
+ */
+struct cqp_cq *cqp_pool_try_reserve(struct cqp_pool *pool, int hint,
+				    cqp_u32 among, cqp_u32 nr_cqe);
+
+/*
  * Give back @nr_cqe entries of one reservation on @cq.  CQP_ERANGE, and
  * nothing changes, when @cq has no user or fewer entries reserved.
  */

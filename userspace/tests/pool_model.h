@@ -458,7 +458,8 @@ public:
 	cqp_u64 hits = 0, grows = 0, resizes = 0, reaped = 0;
 
 	/*
-	 * One reservation through cqp_pool_get(), the loop the glue runs,
+	 * One reservation through cqp_pool_get(), the loop the glue runs
+	 * (every other one after cqp_pool_try_reserve(), as the glue does),
 	 * with this rig as the glue's verbs.  Bit i of @fail_bits fails the
 	 * i-th growth: an allocation (the get fails) or a resize (the
 	 * driver will not resize: the vector grows by new CQs).  Each plan is
@@ -482,7 +483,13 @@ public:
 		g.vec = vec;
 		g.nr = nr;
 		g.fail_bits = fail_bits;
-		int got = cqp_pool_get(pool_, vec, nr, &g, &got_cq, &grown);
+		/* Where the fast path reserves, the loop would not grow. */
+		if (++reserves_ % 2)
+			got_cq = cqp_pool_try_reserve(pool_, int(vec), 0, nr);
+
+		int got = got_cq ? CQP_OK :
+				   cqp_pool_get(pool_, vec, nr, &g, &got_cq,
+						&grown);
 
 		if (!ok())
 			return;
@@ -689,9 +696,15 @@ public:
 		int want = model_.reserve(vec, nr, &mcq, &mplan);
 		int got = cqp_pool_reserve(pool_, vec, nr, &cq, &plan);
 
-		if (expect(want == CQP_EINVAL, "rig: reserve should be bad") &&
-		    eq(got, want, "bad reserve rc"))
-			verify();
+		if (!expect(want == CQP_EINVAL, "rig: reserve should be bad") ||
+		    !eq(got, want, "bad reserve rc"))
+			return;
+		/* The fast path refuses it too (a hint maps to any vector). */
+		if (vec < p.nvec &&
+		    !expect(!cqp_pool_try_reserve(pool_, int(vec), 0, nr),
+			    "bad reserve: the fast path took it"))
+			return;
+		verify();
 	}
 
 	/* A bad vector, a size of 0, or a CQ too many. */
@@ -1059,6 +1072,7 @@ private:
 	Pool model_;
 	std::vector<std::unique_ptr<cqp_cq>> live_;
 	std::vector<Held> held_;
+	cqp_u64 reserves_ = 0;
 	cqp_u64 now_ = 1000;
 	cqp_u64 step_ = 0;
 	const char *op_ = "";

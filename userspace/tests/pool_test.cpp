@@ -197,8 +197,16 @@ protected:
 	cqp_cq *reserve(cqp_u32 vec, cqp_u32 nr, int *rc_out = nullptr)
 	{
 		Grower g;
-		cqp_cq *cq = nullptr;
+		cqp_cq *cq = cqp_pool_try_reserve(pool, static_cast<int>(vec),
+						  0, nr);
 
+		/* The glue's fast path first: a hint in range is the vector. */
+		if (cq) {
+			grown = 0;
+			if (rc_out)
+				*rc_out = CQP_OK;
+			return cq;
+		}
 		g.grow = grow;
 		g.grew = grew;
 		g.discard = discard;
@@ -881,6 +889,35 @@ TEST_F(Pool, GetThatFitsMakesNoGrowth)
 		EXPECT_EQ(grown, 0u);
 		EXPECT_TRUE(plans.empty());
 	}
+}
+
+TEST_F(Pool, TheFastPathReservesOnTheVectorThePickNames)
+{
+	ASSERT_NE(make(params(3, 1024)), nullptr);
+	cqp_cq *a = add(0, 100), *b = add(1, 100), *c = add(2, 100);
+
+	EXPECT_EQ(cqp_pool_try_reserve(pool, 1, 0, 10), b);
+	EXPECT_EQ(cqp_pool_try_reserve(pool, 5, 0, 10), c); /* 5 % 3 */
+	EXPECT_EQ(cqp_pool_try_reserve(pool, 4, 2, 10), a); /* 4 % 2 */
+	EXPECT_EQ(cqp_pool_try_reserve(pool, -1, 0, 10), a); /* a tie: the first */
+	EXPECT_EQ(a->users + b->users + c->users, 4u);
+	EXPECT_EQ(stats().reserved, 40u);
+}
+
+TEST_F(Pool, TheFastPathRefusesWhatTheLoopWouldGrowForOrRefuse)
+{
+	ASSERT_NE(make(params(2, 64, CQP_POOL_RESIZE)), nullptr);
+	cqp_cq *a = add(0, 32);
+
+	ASSERT_EQ(cqp_pool_try_reserve(pool, 0, 0, 30), a);
+	std::string before = snapshot();
+	EXPECT_EQ(cqp_pool_try_reserve(pool, 0, 0, 3), nullptr); /* no room */
+	EXPECT_EQ(cqp_pool_try_reserve(pool, 1, 0, 1), nullptr); /* no CQ */
+	EXPECT_EQ(cqp_pool_try_reserve(pool, 0, 0, 0), nullptr);
+	EXPECT_EQ(cqp_pool_try_reserve(pool, 0, 0, 65), nullptr);
+	cqp_pool_close(pool);
+	EXPECT_EQ(cqp_pool_try_reserve(pool, 0, 0, 1), nullptr);
+	EXPECT_EQ(snapshot(), before);
 }
 
 TEST_F(Pool, AFailedAllocationFailsTheGetAndChangesNothing)
