@@ -38,16 +38,29 @@ public:
 		return max_;
 	}
 
+	/*
+	 * Down to where @n's priority belongs, then the subtree there split
+	 * around @n.  Iterative, as erase() is: a descent costs no calls.
+	 */
 	void insert(Node *n)
 	{
+		Node **at = &root_;
+
 		thread(n);
-		n->link.left = n->link.right = nullptr;
-		root_ = insert(root_, n);
+		while (*at && (*at)->link.prio >= n->link.prio)
+			at = child(*at, n);
+		split(*at, n, &n->link.left, &n->link.right);
+		*at = n;
 	}
 
 	void erase(Node *n)
 	{
-		root_ = erase(root_, n);
+		Node **at = &root_;
+
+		while (*at && *at != n)
+			at = child(*at, n);
+		if (*at)
+			*at = merge(n->link.left, n->link.right);
 		n->link.left = n->link.right = nullptr;
 		unthread(n);
 	}
@@ -67,9 +80,7 @@ public:
 			change(n);
 			return;
 		}
-		erase(n);
-		change(n);
-		insert(n);
+		move(n, change);
 	}
 
 	/*
@@ -87,6 +98,15 @@ public:
 	}
 
 private:
+	/* Out of line, so that rekey() in place keeps a small frame. */
+	template <typename Change>
+	__attribute__((noinline)) void move(Node *n, Change change)
+	{
+		erase(n);
+		change(n);
+		insert(n);
+	}
+
 	/* Links @n between its neighbours in order: a search, no change. */
 	void thread(Node *n)
 	{
@@ -122,60 +142,47 @@ private:
 		n->link.lo = n->link.hi = nullptr;
 	}
 
-	static Node *insert(Node *t, Node *n)
+	/* The link under @t that @n's search follows. */
+	static Node **child(Node *t, const Node *n)
 	{
-		if (!t)
-			return n;
-		if (n->link.prio > t->link.prio) {
-			split(t, n, n->link.left, n->link.right);
-			return n;
-		}
-		if (Less()(n, t))
-			t->link.left = insert(t->link.left, n);
-		else
-			t->link.right = insert(t->link.right, n);
-		return t;
+		return Less()(n, t) ? &t->link.left : &t->link.right;
 	}
 
-	/* Splits @t into the nodes below @key (@l) and above it (@r). */
-	static void split(Node *t, const Node *key, Node *&l, Node *&r)
+	/* Splits @t into the nodes below @key (*@l) and above it (*@r). */
+	static void split(Node *t, const Node *key, Node **l, Node **r)
 	{
-		if (!t) {
-			l = r = nullptr;
-		} else if (Less()(t, key)) {
-			split(t->link.right, key, t->link.right, r);
-			l = t;
-		} else {
-			split(t->link.left, key, l, t->link.left);
-			r = t;
+		while (t) {
+			if (Less()(t, key)) {
+				*l = t;
+				l = &t->link.right;
+				t = t->link.right;
+			} else {
+				*r = t;
+				r = &t->link.left;
+				t = t->link.left;
+			}
 		}
+		*l = *r = nullptr;
 	}
 
+	/* Joins @l and @r, every node of @l below every node of @r. */
 	static Node *merge(Node *l, Node *r)
 	{
-		if (!l)
-			return r;
-		if (!r)
-			return l;
-		if (l->link.prio > r->link.prio) {
-			l->link.right = merge(l->link.right, r);
-			return l;
-		}
-		r->link.left = merge(l, r->link.left);
-		return r;
-	}
+		Node *root = nullptr, **at = &root;
 
-	static Node *erase(Node *t, Node *n)
-	{
-		if (!t)
-			return nullptr;
-		if (t == n)
-			return merge(t->link.left, t->link.right);
-		if (Less()(n, t))
-			t->link.left = erase(t->link.left, n);
-		else
-			t->link.right = erase(t->link.right, n);
-		return t;
+		while (l && r) {
+			if (l->link.prio > r->link.prio) {
+				*at = l;
+				at = &l->link.right;
+				l = l->link.right;
+			} else {
+				*at = r;
+				at = &r->link.left;
+				r = r->link.left;
+			}
+		}
+		*at = l ? l : r;
+		return root;
 	}
 
 	template <typename Visit>
