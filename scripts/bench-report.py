@@ -718,14 +718,16 @@ def overlap(a, b):
 
 
 REASONS = {
-    "get/put": "Both sides take one spinlock per call. cqpool's get also picks the "
-               "vector (a modulo here, a scan of the pool's per-vector counts for hint "
-               "-1) and re-keys the CQ in its vector's treap (an erase and an insert, "
-               "O(log n) in the CQs of the vector); its put re-keys it again. Upstream's "
-               "get is a first-fit walk that stops at the first CQ with room, which in "
-               "*getput* is the head of its list, and its put is a locked decrement. "
-               "cqpool's cost grows with the log of the pool, upstream's get with the "
-               "list it walks (see churn).",
+    "get/put": "Both sides take one spinlock per call. Upstream's put is that lock "
+               "around a subtraction. cqpool's put also finds its CQ from the CQ "
+               "itself (its event handler and context), checks the reservation "
+               "against the CQ's users, re-keys the CQ in its vector's treap (in "
+               "place in the steady state: its neighbours in order are compared and "
+               "the tree is left alone) and moves a CQ left without users to the "
+               "idle list, which is more than a subtraction however it is laid "
+               "out. Its get does the same work the other way, and is below "
+               "upstream's, whose first-fit walk costs more than the re-keying "
+               "(see churn).",
     "takeover": "Through the takeover a ULP's get is cqpool's get plus the "
                 "livepatch's redirection (an ftrace handler that saves the registers "
                 "and changes the return address) and the takeover's own bookkeeping: "
@@ -733,19 +735,20 @@ REASONS = {
                 "reservations under a mutex (it must tell its CQs from upstream's at "
                 "the put, and give them back if the patch is disabled), and a mirror "
                 "of the count in the CQ's `cqe_used` under the device's lock; the put "
-                "is cqpool's plus the same. cqpool's own get and put are not below "
-                "upstream's (section 1), so what the redirection and the table add "
-                "cannot bring the sum under 1.0x. See section 1.",
+                "is cqpool's plus the same. Upstream's own get and put are each one "
+                "call under one lock: the redirection and the table add several "
+                "times what cqpool's get saves (section 1).",
     "parallel": "Both sides serialize every get and put on one lock: cqpool on its "
                 "pool's spinlock, upstream on the device's `cq_pools_lock` with "
                 "interrupts off, so neither gains much from more threads (see the "
-                "speedups). "
+                "speedups). Inside it cqpool writes the lock's line and records of its "
+                "own vector and CQ only (no count of the whole pool), so the threads "
+                "share nothing else; what is left is how long the lock is held. "
                 "Under QEMU TCG the vCPUs are host threads on a host with fewer cores "
                 "than vCPUs: a vCPU that holds the lock can be descheduled by the "
                 "host while the others spin, and the longer the critical section, "
-                "the more often. cqpool's holds the ledger's re-keying of the CQ and "
-                "its counts, upstream's a first-fit step and an addition, so cqpool "
-                "loses more to it, beyond its longer path with one thread. The threads "
+                "the more often. cqpool's holds the ledger's re-keying of the CQ, "
+                "upstream's a first-fit step and an addition. The threads "
                 "here are on different vectors, as a ULP's queues are: a lock per "
                 "vector would let them run apart, which the one lock per pool this "
                 "design chose does not.",
