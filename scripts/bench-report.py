@@ -318,8 +318,10 @@ def targets(s, sizes):
         if row["kind"] == "getput":
             for op in ("get", "put"):
                 r = row.get(op + "_ratio")
+                noisy = overlap(row.get("cqpool", {}).get(op + "_ns"),
+                                row.get("upstream", {}).get(op + "_ns"))
                 add("get/put %d CQs/vector: %s <= %.1fx upstream" % (row["prefill"], op, limit[op]),
-                    r, r is not None and r <= limit[op])
+                    r, r is not None and r <= limit[op], "noisy" if noisy else "")
         elif row["prefill"] == 1024:
             r = row.get("get_ratio")
             add("churn 1024 CQs/vector: get <= 0.05x upstream", r, r is not None and r <= 0.05)
@@ -784,6 +786,9 @@ def notes(s, tg):
                 why = REASONS[k] if k not in said else "(see above)"
                 said.add(k)
                 break
+        if t["note"] == "noisy":
+            why = ("The min-max ranges of the rounds overlap: this run alone does not "
+                   "tell the two apart. " + why).strip()
         if t["target"].startswith("completions"):
             m = re.match(r"completions/s, (\d+) QPs: >= 1.0x (\w+)", t["target"])
             if m:
