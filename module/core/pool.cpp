@@ -121,9 +121,10 @@ private:
 	{
 		return (p_.flags & CQP_POOL_RESIZE) && !p_.cq_size;
 	}
-	cqp_u32 largest_cq() const
+	/* A reservation of @nr_cqe is one a CQ of this pool can hold. */
+	bool fits_a_cq(cqp_u32 nr_cqe) const
 	{
-		return p_.cq_size ? p_.cq_size : p_.max_cqe;
+		return nr_cqe && nr_cqe <= (p_.cq_size ? p_.cq_size : p_.max_cqe);
 	}
 	cqp_u32 grow_cap(const Vector &v, cqp_u32 nr_cqe) const;
 	cqp_u32 new_cq_size(const Vector &v, cqp_u32 nr_cqe) const;
@@ -230,7 +231,7 @@ cqp_cq *Pool::take(Vector &v, cqp_u32 nr_cqe)
 
 cqp_cq *Pool::try_reserve(int hint, cqp_u32 among, cqp_u32 nr_cqe)
 {
-	if (closed_ || !nr_cqe || nr_cqe > largest_cq())
+	if (closed_ || !fits_a_cq(nr_cqe))
 		return nullptr;
 	return take(vec_[pick_vector(hint, among)], nr_cqe);
 }
@@ -239,7 +240,7 @@ int Pool::reserve(cqp_u32 vec, cqp_u32 nr_cqe, cqp_cq **out, cqp_plan *plan)
 {
 	if (closed_)
 		return CQP_ENODEV;
-	if (vec >= p_.nvec || !nr_cqe || nr_cqe > largest_cq())
+	if (vec >= p_.nvec || !fits_a_cq(nr_cqe))
 		return CQP_EINVAL;
 
 	Vector &v = vec_[vec];
