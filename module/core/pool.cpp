@@ -140,7 +140,10 @@ private:
 	cqp_cq *idle_head_ = nullptr;
 	cqp_cq *idle_tail_ = nullptr;
 	cqp_u64 next_id_ = 1;
-	cqp_pool_stats st_ = {};	/* but reserved and users: see Vector */
+	/* Reservations are counted per vector (Vector), not here. */
+	cqp_u64 cqs_ = 0;
+	cqp_u64 idle_cqs_ = 0;
+	cqp_u64 cqes_ = 0;
 	bool closed_ = false;
 };
 
@@ -167,7 +170,7 @@ int Pool::destroy(Pool *pool)
 {
 	if (!pool)
 		return CQP_OK;
-	if (pool->st_.cqs)
+	if (pool->cqs_)
 		return CQP_EINVAL;
 
 	const cqp_alloc alloc = pool->alloc_;
@@ -190,6 +193,9 @@ cqp_u32 Pool::grow_cap(const Vector &v, cqp_u32 nr_cqe) const
  * start at half the largest size the vector's CQs reached (up to the
  * cap), which spares them the small steps of the ladder, each a whole
  * new ring on rxe, and allocates at most half a CQ ahead of demand.
+ * Once a whole CQ is a small part of the vector (CQP_AHEAD), a new CQ
+ * starts at the cap and is never resized: in a storm, most CQs are made
+ * once instead of made and then remade twice as large.
  * Where the driver cannot resize, each new CQ is as large as the
  * vector's CQs together, up to the cap: the count of CQs stays
  * logarithmic in the demand until the cap, and at most half of what is
@@ -203,8 +209,9 @@ cqp_u32 Pool::new_cq_size(const Vector &v, cqp_u32 nr_cqe) const
 		return nr_cqe;
 
 	const cqp_u32 cap = grow_cap(v, nr_cqe);
-	const cqp_u32 want = resizable() ? min_u64(cap, v.peak_size) / 2
-					 : min_u64(cap, v.cqes);
+	const cqp_u32 want = !resizable() ? min_u64(cap, v.cqes) :
+			     v.cqes >= static_cast<cqp_u64>(CQP_AHEAD) * cap ?
+			     cap : min_u64(cap, v.peak_size) / 2;
 
 	return want > nr_cqe ? want : nr_cqe;
 }
@@ -262,7 +269,7 @@ int Pool::reserve(cqp_u32 vec, cqp_u32 nr_cqe, cqp_cq **out, cqp_plan *plan)
 					     2ull * g->size));
 		return CQP_GROW;
 	}
-	if (p_.max_cqs && st_.cqs >= p_.max_cqs)
+	if (p_.max_cqs && cqs_ >= p_.max_cqs)
 		return CQP_ENOSPC;
 
 	plan->kind = CQP_PLAN_NEW;
@@ -343,7 +350,7 @@ int Pool::add(cqp_cq *cq, cqp_u32 vec, cqp_u32 size, cqp_u64 now)
 {
 	if (vec >= p_.nvec || !size)
 		return CQP_EINVAL;
-	if (p_.max_cqs && st_.cqs >= p_.max_cqs)
+	if (p_.max_cqs && cqs_ >= p_.max_cqs)
 		return CQP_ENOSPC;
 
 	Vector &v = vec_[vec];
@@ -359,8 +366,8 @@ int Pool::add(cqp_cq *cq, cqp_u32 vec, cqp_u32 size, cqp_u64 now)
 	if (size > v.peak_size)
 		v.peak_size = size;
 	v.cqes += size;
-	st_.cqs++;
-	st_.cqes += size;
+	cqs_++;
+	cqes_ += size;
 	if (resizable() && size < p_.max_cqe)
 		v.growing = cq;
 	return CQP_OK;
@@ -374,7 +381,7 @@ int Pool::resized(cqp_cq *cq, cqp_u32 size)
 	Vector &v = vec_[cq->vec];
 
 	v.cqes = v.cqes - cq->size + size;
-	st_.cqes = st_.cqes - cq->size + size;
+	cqes_ = cqes_ - cq->size + size;
 	v.cqs.rekey(cq, [size](cqp_cq *c) { c->size = size; });
 	if (size > v.peak_size)
 		v.peak_size = size;
@@ -402,7 +409,7 @@ void Pool::idle_append(cqp_cq *cq, cqp_u64 now)
 	else
 		idle_head_ = cq;
 	idle_tail_ = cq;
-	st_.idle_cqs++;
+	idle_cqs_++;
 }
 
 void Pool::idle_remove(cqp_cq *cq)
@@ -417,7 +424,7 @@ void Pool::idle_remove(cqp_cq *cq)
 		idle_tail_ = cq->link.prev;
 	cq->link.prev = cq->link.next = nullptr;
 	cq->link.flags &= ~CQ_IDLE;
-	st_.idle_cqs--;
+	idle_cqs_--;
 }
 
 /* Takes an idle CQ out of the ledger. */
@@ -431,8 +438,8 @@ void Pool::remove(cqp_cq *cq)
 		v.growing = nullptr;
 	v.count--;
 	v.cqes -= cq->size;
-	st_.cqs--;
-	st_.cqes -= cq->size;
+	cqs_--;
+	cqes_ -= cq->size;
 	/* A vector left without CQs starts small again. */
 	if (!v.count)
 		v.peak_nr = v.peak_size = 0;
@@ -440,9 +447,9 @@ void Pool::remove(cqp_cq *cq)
 
 cqp_u64 Pool::reclaimable() const
 {
-	if ((p_.flags & CQP_POOL_NO_SHRINK) || st_.idle_cqs <= p_.keep_idle)
+	if ((p_.flags & CQP_POOL_NO_SHRINK) || idle_cqs_ <= p_.keep_idle)
 		return 0;
-	return st_.idle_cqs - p_.keep_idle;
+	return idle_cqs_ - p_.keep_idle;
 }
 
 bool Pool::next_reap(cqp_u64 now, cqp_u64 timeout, cqp_u64 *delay) const
@@ -487,7 +494,10 @@ bool Pool::oldest_idle(cqp_u64 *since) const
 
 void Pool::stats(cqp_pool_stats *st) const
 {
-	*st = st_;
+	*st = cqp_pool_stats{};
+	st->cqs = cqs_;
+	st->idle_cqs = idle_cqs_;
+	st->cqes = cqes_;
 	for (cqp_u32 i = 0; i < p_.nvec; i++) {
 		st->reserved += vec_[i].reserved;
 		st->users += vec_[i].users;
@@ -561,9 +571,9 @@ bool Pool::check() const
 			return false;
 		idle++;
 	}
-	return idle == sum.idle_cqs && sum.cqs == st_.cqs &&
-	       sum.cqes == st_.cqes && sum.idle_cqs == st_.idle_cqs &&
-	       (!p_.max_cqs || st_.cqs <= p_.max_cqs);
+	return idle == sum.idle_cqs && sum.cqs == cqs_ &&
+	       sum.cqes == cqes_ && sum.idle_cqs == idle_cqs_ &&
+	       (!p_.max_cqs || cqs_ <= p_.max_cqs);
 }
 
 } // namespace cqp

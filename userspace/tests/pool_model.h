@@ -202,6 +202,9 @@ public:
 			size = p_.cq_size;
 		else if (resizable() && !vec_count(vec))
 			size = nr;
+		else if (resizable() &&
+			 vec_cqes(vec) >= CQP_AHEAD * cap(vec, nr))
+			size = std::max<cqp_u64>(nr, cap(vec, nr));
 		else if (resizable())
 			size = std::max<cqp_u64>(
 				nr, std::min<cqp_u64>(cap(vec, nr),

@@ -1073,6 +1073,33 @@ TEST_F(Pool, ACqGrowsToHoldTheShareOfTheLargestReservationAndNoMore)
 	EXPECT_EQ(plans[0].size, 2u * (CQP_CQ_SHARE * 10u / 2));
 }
 
+/*
+ * A storm: a vector adds CQs at half the cap, each resized once, until
+ * it holds CQP_AHEAD times the cap; from then on, at the cap, never
+ * resized.
+ */
+TEST_F(Pool, ALargeVectorAddsCqsAtTheCapAndNeverResizesThem)
+{
+	const cqp_u32 cap = CQP_CQ_SHARE * 10u;
+
+	ASSERT_NE(make(params(1, 1u << 20, CQP_POOL_RESIZE)), nullptr);
+	ASSERT_NE(fill_to_cap(0, 10), nullptr);
+	plans.clear();
+	while (stats().cqes < CQP_AHEAD * cap)
+		ASSERT_NE(reserve(0, 10), nullptr);
+	ASSERT_EQ(plans.size(), 2u * (CQP_AHEAD - 1));
+	for (const cqp_plan &p : plans)
+		EXPECT_EQ(p.size, p.kind == CQP_PLAN_NEW ? cap / 2 : cap);
+	plans.clear();
+	for (cqp_u32 i = 0; i < 3 * CQP_CQ_SHARE; i++)
+		ASSERT_NE(reserve(0, 10), nullptr);
+	ASSERT_EQ(plans.size(), 3u);
+	for (const cqp_plan &p : plans) {
+		EXPECT_EQ(p.kind, CQP_PLAN_NEW);
+		EXPECT_EQ(p.size, cap);
+	}
+}
+
 TEST_F(Pool, AVectorLeftWithoutCqsStartsSmallAgain)
 {
 	ASSERT_NE(make(params(2, 1u << 20, CQP_POOL_RESIZE)), nullptr);
