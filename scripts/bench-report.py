@@ -99,7 +99,7 @@ def summarize(raw):
             r = raw.get("%s-%d" % (kind, prefill))
             if not r:
                 continue
-            row = {"kind": kind, "prefill": prefill}
+            row = {"kind": kind, "prefill": prefill, "iterations": r["iterations"]}
             for mode in ("cqpool", "upstream", "perqp"):
                 m = bench_series(r, mode)
                 if m:
@@ -436,7 +436,8 @@ def markdown(res):
 
     w("## 1. get/put cost (in-kernel, one clock pair per batch of 64 calls)")
     w("")
-    w("`CQPOOL_IOC_BENCH` GET_PUT and CHURN, 32 CQEs per get, 10,000 get+put pairs per")
+    w("`CQPOOL_IOC_BENCH` GET_PUT and CHURN, 32 CQEs per get, %s get+put pairs per"
+      % "/".join(sorted({fmt(row["iterations"]) for row in s.get("getput", [])})))
     w("round, poll context UNBOUND_WORKQUEUE (used by nothing else in the boot), in")
     w("batches: 64 gets timed together, then their 64 puts. Under TCG a clock read")
     w("costs about as much as a call, so a clock pair around each call would pull")
