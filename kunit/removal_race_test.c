@@ -49,10 +49,12 @@ static const char *const race_devices[] = { "rxe0", "siw0" };
 
 /*
  * Not a module parameter: KUnit runs a module's suites before its
- * parameters are parsed.  The KCSAN kernel sees half as many, for CI's
- * time: the same races run their 200 removals on the debug kernel.
+ * parameters are parsed, so the build sets it (Kbuild).  The KCSAN kernel
+ * sees half as many, for CI's time: its races are slower, and the debug
+ * kernel runs the same ones.
  */
-#define RACE_REMOVALS		(IS_ENABLED(CONFIG_KCSAN) ? 100 : 200)
+#define RACE_REMOVALS		(IS_ENABLED(CONFIG_KCSAN) ? \
+				 CQPOOL_RACE_REMOVALS / 2 : CQPOOL_RACE_REMOVALS)
 
 /* Removals and DEVICE_FATALs seen by the rounds so far. */
 static unsigned int race_removals_seen;
