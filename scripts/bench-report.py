@@ -336,9 +336,11 @@ def targets(s, sizes):
             r, r is not None and r >= 1.5)
     like = s.get("storm_like", {})
     for label, limit in (("cold", 1.0), ("warm", 0.5)):
-        r = like.get(label, {}).get("ratio")
+        ent = like.get(label, {})
+        r = ent.get("ratio")
+        noisy = overlap(ent.get("cqpool"), ent.get("upstream"))
         add("storm, %s against %s: time <= %.1fx upstream" % (label, label, limit), r,
-            r is not None and r <= limit)
+            r is not None and r <= limit, "noisy" if noisy else "")
     mx = s.get("mixed")
     if mx and "cqpool" in mx:
         r = mx["cqpool"]["allocated_per_reserved"]["median"]
@@ -572,7 +574,8 @@ def markdown(res):
             w("The growth policy against its alternative, both cold: growing by new CQs only")
             w("takes %s the time of the default (a vector's CQs resized in place until each"
               % rcell(st["ratio_noresize"]))
-            w("holds 24 of its largest reservation, later CQs starting at half that size).")
+            w("holds 24 of its largest reservation, later CQs starting at half that size, or")
+            w("at that size once the vector holds 20 times it).")
             w("On rxe a resize allocates a new queue and copies the old one into it; a new")
             w("CQ only allocates.")
         w("")
@@ -760,8 +763,9 @@ REASONS = {
     "storm": "cqpool's storm pool is sized to demand with in-place resize allowed (the "
              "default, as the device's shared pool): a vector's first CQ is resized "
              "513 -> 1023 -> ... until it may hold 24 reservations (which rxe "
-             "rounds up), each later CQ starts at half that and is resized once, "
-             "and every ib_resize_cq() on rxe allocates and zeroes a new queue, "
+             "rounds up), each later CQ starts at half that and is resized once "
+             "until the vector holds 20 times that size, after which new CQs start "
+             "at it, and every ib_resize_cq() on rxe allocates and zeroes a new queue, "
              "copies the old one and frees it. Growing by new CQs only (above) "
              "allocates each CQ once, but in unequal sizes (each new one doubles "
              "the vector's entries until the cap), over which users spread "
