@@ -135,9 +135,10 @@ bench storm-warm $ctl bench --kind storm --device $dev --poll softirq \
 	--rounds "$rounds"
 
 # 4. get/put latency, room in the first CQ upstream scans (getput) and in
-#    the last one (churn).  A round of 10,000 pairs lasted 2-4 ms, short
-#    enough for one stall of the emulation to move its time by half: the
-#    rounds of one side differed by up to 1.6x within a boot.
+#    the last one (churn).  50,000 pairs a round, about 10-20 ms: one
+#    of 10,000 lasted 2-4 ms.  The rounds of one side still differ by up
+#    to 2x within a boot: that is the host's drift, which the alternating
+#    rounds' medians are for.
 pairs=50000
 for p in 1 64 1024; do
 	for k in getput churn; do
