@@ -209,10 +209,14 @@ cqp_u32 Pool::new_cq_size(const Vector &v, cqp_u32 nr_cqe) const
 		return nr_cqe;
 
 	const cqp_u32 cap = grow_cap(v, nr_cqe);
-	const cqp_u32 want = !resizable() ? min_u64(cap, v.cqes) :
-			     v.cqes >= static_cast<cqp_u64>(CQP_AHEAD) * cap ?
-			     cap : min_u64(cap, v.peak_size) / 2;
+	cqp_u32 want;
 
+	if (!resizable())
+		want = min_u64(cap, v.cqes);
+	else if (v.cqes >= static_cast<cqp_u64>(CQP_AHEAD) * cap)
+		want = cap;
+	else
+		want = min_u64(cap, v.peak_size) / 2;
 	return want > nr_cqe ? want : nr_cqe;
 }
 
