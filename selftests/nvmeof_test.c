@@ -49,16 +49,6 @@ static int pool_reserved(const char *ctx, unsigned long long *reserved,
 	return found;
 }
 
-/* rxe0 deleted and added back: ib_core's pools of it are gone. */
-static int rxe_reset(void)
-{
-	pid_t pid = rxe_delete_start();
-
-	if (pid <= 0 || rxe_delete_finish(pid))
-		return -1;
-	return rxe_active();
-}
-
 /* What this kernel lacks for the test, or NULL. */
 static const char *nvmeof_missing(void)
 {
@@ -177,12 +167,16 @@ FIXTURE_TEARDOWN(nvmeof)
 		EXPECT_EQ(0, nvme_delete(self->instance));
 	if (self->takeover)
 		EXPECT_EQ(0, takeover_unload());
+	/*
+	 * Upstream never frees its CQs: leave rxe0 as later tests expect.
+	 * Before the port goes, so that its listener goes with rxe0 (see
+	 * nvme_target_down()).
+	 */
+	EXPECT_EQ(0, rxe_reset());
 	if (self->target)
-		nvme_target_down();
+		EXPECT_EQ(0, nvme_target_down());
 	/* Fails, harmlessly, where they are built in. */
 	sh("rmmod nvme-rdma nvmet-rdma nvmet null_blk");
-	/* Upstream never frees its CQs: leave rxe0 as later tests expect. */
-	EXPECT_EQ(0, rxe_reset());
 	set_idle_timeout(30000);
 }
 

@@ -80,7 +80,8 @@ struct ulp {
 	/* Loads the modules; what the kernel or VM lacks, or NULL. */
 	const char *(*missing)(void);
 	int (*target_up)(void);
-	void (*target_down)(void);
+	/* 0, or -1 where it left a lock order that lockdep reports */
+	int (*target_down)(void);
 	int (*connect)(struct conn *c);
 	/* 0 once the initiator dropped what the removal took from it. */
 	int (*released)(const struct conn *c);
@@ -352,7 +353,7 @@ static int srp_target_up(void)
 	return mkdir_write(tpg, "enable", "1");
 }
 
-static void srp_target_down(void)
+static int srp_target_down(void)
 {
 	char tport[160], tpg[224], acl[288], path[352];
 
@@ -368,6 +369,7 @@ static void srp_target_down(void)
 		rmdir(tport);
 	}
 	lio_backstore_down();
+	return 0;
 }
 
 /* Writes attribute @attr of SCSI host @host's SRP remote port. */
@@ -476,7 +478,7 @@ static int iser_target_up(void)
 	return mkdir_write(ISCSI_TPG, "enable", "1");
 }
 
-static void iser_target_down(void)
+static int iser_target_down(void)
 {
 	mkdir_write(ISCSI_TPG, "enable", "0");
 	mkdir_write(ISCSI_NP, "iser", "0");
@@ -485,6 +487,7 @@ static void iser_target_down(void)
 	rmdir(ISCSI_TPG);
 	rmdir(ISCSI "/" IQN);
 	lio_backstore_down();
+	return 0;
 }
 
 /* iscsid listens on this abstract socket once it serves iscsiadm. */
@@ -812,8 +815,7 @@ static int ulp_disconnect(void *arg)
 
 static int ulp_target_down(void *arg)
 {
-	((const struct ulp *)arg)->target_down();
-	return 0;
+	return ((const struct ulp *)arg)->target_down() ? 1 : 0;
 }
 
 FIXTURE_TEARDOWN(removal)
@@ -835,7 +837,8 @@ FIXTURE_TEARDOWN(removal)
 		if (self->connected)
 			EXPECT_EQ(0, call_bounded(ulp_disconnect, args, 60));
 		if (self->target)
-			call_bounded(ulp_target_down, (void *)ulp, 60);
+			EXPECT_EQ(0, call_bounded(ulp_target_down,
+						  (void *)ulp, 60));
 		if (self->takeover)
 			EXPECT_EQ(0, takeover_unload());
 		if (ulp->stop)
@@ -970,7 +973,7 @@ TEST_F_TIMEOUT(removal, delete_under_io, 240)
 	ASSERT_EQ(0, rxe_active()) TH_LOG("rxe0 added back is not ACTIVE");
 	ASSERT_EQ(0, wait_device_listed("rxe0", 1));
 	/* The target's objects on the old rxe0 go with it. */
-	ulp->target_down();
+	EXPECT_EQ(0, ulp->target_down());
 	self->target = true;
 	ASSERT_EQ(0, ulp->target_up())
 		TH_LOG("%s target setup on the new rxe0 failed", ulp->name);

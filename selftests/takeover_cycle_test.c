@@ -101,7 +101,7 @@ FIXTURE_TEARDOWN(cycle)
 	takeover_unload();
 	if (self->instance >= 0)
 		nvme_disconnect(&self->instance);
-	nvme_target_down();
+	EXPECT_EQ(0, nvme_target_down());
 }
 
 TEST_F_TIMEOUT(cycle, enable_disable_under_io, 900)

@@ -227,7 +227,7 @@ FIXTURE_TEARDOWN(trace)
 	if (self->takeover)
 		EXPECT_EQ(0, takeover_unload());
 	if (self->target) {
-		nvme_target_down();
+		EXPECT_EQ(0, nvme_target_down());
 		/* Fails, harmlessly, where they are built in. */
 		sh("rmmod nvme-rdma nvmet-rdma nvmet null_blk");
 	}

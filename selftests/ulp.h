@@ -57,6 +57,8 @@ int load(const char *name, const char *params);
 const char *modules_missing(const char *const *mods);
 /* Polls until rxe0's port is ACTIVE (a new link is DOWN for a moment). */
 int rxe_active(void);
+/* rxe0 deleted and added back, ACTIVE: ib_core's pools of it are gone. */
+int rxe_reset(void);
 
 /* What the takeover needs that this kernel or payload lacks, or NULL. */
 const char *takeover_missing(void);
@@ -93,7 +95,12 @@ int io_check(const char *dev, const char *backing);
 const char *nvme_missing(void);
 /* nvmet exporting 64 MiB of null_blk as namespace 1 on ULP_ADDR:4420. */
 int nvme_target_up(void);
-void nvme_target_down(void);
+/*
+ * Takes it down: 0, or -1 if rxe0 could not be reset first or lockdep
+ * has now seen an RDMA-CM handler_mutex taken under nvmet_config_sem
+ * (see ulp.c).
+ */
+int nvme_target_down(void);
 /* Connects through /dev/nvme-fabrics: the controller's instance, or -1. */
 int nvme_connect(void);
 /* Asks for the controller's deletion, without waiting for it. */
