@@ -30,6 +30,17 @@ struct LessUsed {
 	}
 };
 
+/* What a release of @nr_cqe entries does to its CQ's key. */
+struct Release {
+	cqp_u32 nr_cqe;
+
+	void operator()(cqp_cq *c) const
+	{
+		c->users--;
+		c->reserved -= nr_cqe;
+	}
+};
+
 /* Treap priorities: a fixed mix of the id, so runs are reproducible. */
 cqp_u32 mix(cqp_u64 x)
 {
@@ -130,6 +141,8 @@ private:
 	cqp_u32 new_cq_size(const Vector &v, cqp_u32 nr_cqe) const;
 	cqp_cq *take(Vector &v, cqp_u32 nr_cqe);
 	cqp_u32 least_reserved(cqp_u32 n) const;
+	int release_moving(cqp_cq *cq, cqp_u32 nr_cqe, cqp_u64 now);
+	int released(cqp_cq *cq, cqp_u64 now);
 	void idle_append(cqp_cq *cq, cqp_u64 now);
 	void idle_remove(cqp_cq *cq);
 	void remove(cqp_cq *cq);
@@ -229,7 +242,8 @@ cqp_cq *Pool::take(Vector &v, cqp_u32 nr_cqe)
 		return nullptr;
 	if (!best->users)
 		idle_remove(best);
-	v.cqs.rekey(best, [nr_cqe](cqp_cq *c) {
+	/* Fewer free entries: a lower key. */
+	v.cqs.lower(best, [nr_cqe](cqp_cq *c) {
 		c->users++;
 		c->reserved += nr_cqe;
 	});
@@ -341,10 +355,27 @@ int Pool::release(cqp_cq *cq, cqp_u32 nr_cqe, cqp_u64 now)
 
 	v.reserved -= nr_cqe;
 	v.users--;
-	v.cqs.rekey(cq, [nr_cqe](cqp_cq *c) {
-		c->users--;
-		c->reserved -= nr_cqe;
-	});
+	/*
+	 * More free entries: a higher key.  A CQ that moves in the treap is
+	 * the rare case: out of line, so that a put that re-keys in place
+	 * makes no call.
+	 */
+	if (!v.cqs.raise_in_place(cq, Release{nr_cqe}))
+		return release_moving(cq, nr_cqe, now);
+	return released(cq, now);
+}
+
+__attribute__((noinline)) int Pool::release_moving(cqp_cq *cq,
+						   cqp_u32 nr_cqe,
+						   cqp_u64 now)
+{
+	vec_[cq->vec].cqs.raise(cq, Release{nr_cqe});
+	return released(cq, now);
+}
+
+/* The end of a release, its CQ re-keyed. */
+int Pool::released(cqp_cq *cq, cqp_u64 now)
+{
 	if (!cq->users)
 		idle_append(cq, now);
 	return CQP_OK;

@@ -10,10 +10,12 @@
  * rekey() leaves the tree as it is when the node's new key still falls
  * between its neighbours', which is the steady state of a pool (a
  * reservation or a release on the CQ that has the most room), and erases
- * and inserts the node, O(log n), only when it does not.
+ * and inserts the node, O(log n), only when it does not.  raise() and
+ * lower() do the same for a change known to go one way, with one
+ * neighbour to compare.
  *
  * Keys must be unique under Less; a node's key changes only through
- * rekey() while it is in the tree.
+ * rekey(), raise() or lower() while it is in the tree.
  */
 #ifndef CQPOOL_CORE_TREAP_H
 #define CQPOOL_CORE_TREAP_H
@@ -72,15 +74,34 @@ public:
 	 */
 	template <typename Change> void rekey(Node *n, Change &&change)
 	{
-		Node key = *n;
-		const Node *lo = n->link.lo, *hi = n->link.hi;
+		if (!stays(n, change, n->link.hi, n->link.lo))
+			move(n, change);
+	}
 
-		change(&key);
-		if ((!lo || Less()(lo, &key)) && (!hi || Less()(&key, hi))) {
-			change(n);
-			return;
-		}
-		move(n, change);
+	/*
+	 * rekey() for a @change that only ever raises the key (lower(): only
+	 * lowers it), which has one neighbour to compare with, not two.
+	 */
+	template <typename Change> void raise(Node *n, Change &&change)
+	{
+		if (!raise_in_place(n, change))
+			move(n, change);
+	}
+
+	template <typename Change> void lower(Node *n, Change &&change)
+	{
+		if (!stays(n, change, nullptr, n->link.lo))
+			move(n, change);
+	}
+
+	/*
+	 * raise() where the node stays where it is; false, and @n as it was,
+	 * where it would have to move.  A caller that then raise()s out of
+	 * line makes no call on its fast path.
+	 */
+	template <typename Change> bool raise_in_place(Node *n, Change &&change)
+	{
+		return stays(n, change, n->link.hi, nullptr);
 	}
 
 	/*
@@ -98,6 +119,26 @@ public:
 	}
 
 private:
+	/*
+	 * Changes @n by @change if its new key still falls below @above and
+	 * above @below, either of which may be null; false, and nothing
+	 * changed, if not.
+	 */
+	template <typename Change>
+	__attribute__((always_inline)) bool stays(Node *n, Change change,
+						  const Node *above,
+						  const Node *below)
+	{
+		Node key = *n;
+
+		change(&key);
+		if ((above && !Less()(&key, above)) ||
+		    (below && !Less()(below, &key)))
+			return false;
+		change(n);
+		return true;
+	}
+
 	/* Out of line, so that rekey() in place keeps a small frame. */
 	template <typename Change>
 	__attribute__((noinline)) void move(Node *n, Change change)
