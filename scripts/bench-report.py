@@ -90,6 +90,12 @@ def bench_series(r, mode):
     return m
 
 
+def per_call(m, op):
+    """A batched run's rounds of @op ("get" or "put"), ns per call: each
+    round's median batch, where the module gives it, else its mean."""
+    return m.get(op + "_p50_ns_rounds") or m[op + "_ns_rounds"]
+
+
 def summarize(raw):
     s = {}
     # 1. get/put latency
@@ -103,8 +109,8 @@ def summarize(raw):
             for mode in ("cqpool", "upstream", "perqp"):
                 m = bench_series(r, mode)
                 if m:
-                    row[mode] = {"get_ns": spread(m["get_ns_rounds"]),
-                                 "put_ns": spread(m["put_ns_rounds"]),
+                    row[mode] = {"get_ns": spread(per_call(m, "get")),
+                                 "put_ns": spread(per_call(m, "put")),
                                  "cqs": m["cqs"], "cqes": m["cqes"]}
             if "cqpool" in row and "upstream" in row:
                 for op in ("get_ns", "put_ns"):
@@ -121,8 +127,8 @@ def summarize(raw):
                   if re.fullmatch(r"takeover-%s-\d+" % side, k)]
         rounds = [m for m in rounds if m]
         if rounds:
-            tk[side] = {op: spread([m[op + "_rounds"][0] for m in rounds])
-                        for op in ("get_ns", "put_ns")}
+            tk[side] = {op + "_ns": spread([per_call(m, op)[0] for m in rounds])
+                        for op in ("get", "put")}
     if "off" in tk and "on" in tk:
         for op in ("get_ns", "put_ns"):
             tk[op[:3] + "_ratio"] = ratio(tk["on"][op]["median"], tk["off"][op]["median"])
@@ -443,7 +449,9 @@ def markdown(res):
     w("round, poll context UNBOUND_WORKQUEUE (used by nothing else in the boot), in")
     w("batches: 64 gets timed together, then their 64 puts. Under TCG a clock read")
     w("costs about as much as a call, so a clock pair around each call would pull")
-    w("every ratio towards 1.")
+    w("every ratio towards 1. A round's figure is its median batch's time per call:")
+    w("the host stops QEMU for milliseconds at a time, which moves a round's mean by")
+    w("tens of percent and its median batch hardly at all.")
     w("Each vector first gets *N* CQs filled to their real size (a get of 4,096, then")
     w("one of the rest: rxe makes 8,191 entries of a 4,096 request), so the pool has no")
     w("room but what the benchmark makes: the second get of one CQ per vector is put")
@@ -493,7 +501,7 @@ def markdown(res):
         w("**Per-call latency.** *getput* at 1 CQ per vector as above, %s get+put pairs"
           % fmt(lat["iterations"]))
         w("a round, with a clock pair around each call (`bench --kind latency`): the")
-        w("distribution of single calls, where the batches above give their mean. Each")
+        w("distribution of single calls, where the batches above give their median. Each")
         w("call's time includes one clock read, which under TCG costs about as much as a")
         w("call; *mean* is the same runs' mean, for comparison with the batches. Cells")
         w("are the median (min–max) over the rounds of each round's percentile.")

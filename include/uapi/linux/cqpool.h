@@ -626,14 +626,16 @@ enum cqpool_bench_kind {
  *	vector than the room made on it holds at once (else ENOSPC); other
  *	kinds: zero
  * @reserved: must be zero
- * @get_p50_ns: in: zero; out: LATENCY: the median get
- * @get_p90_ns: in: zero; out: LATENCY: its 90th percentile
- * @get_p99_ns: in: zero; out: LATENCY: its 99th percentile
- * @get_max_ns: in: zero; out: LATENCY: the slowest get
- * @put_p50_ns: in: zero; out: LATENCY: the median put
- * @put_p90_ns: in: zero; out: LATENCY: its 90th percentile
- * @put_p99_ns: in: zero; out: LATENCY: its 99th percentile
- * @put_max_ns: in: zero; out: LATENCY: the slowest put
+ * @get_p50_ns: in: zero; out: LATENCY: the median get; GET_PUT, CHURN:
+ *	the median batch's time per get
+ * @get_p90_ns: in: zero; out: LATENCY, GET_PUT, CHURN: its 90th percentile
+ * @get_p99_ns: in: zero; out: LATENCY, GET_PUT, CHURN: its 99th percentile
+ * @get_max_ns: in: zero; out: LATENCY: the slowest get; GET_PUT, CHURN:
+ *	the slowest batch's time per get
+ * @put_p50_ns: in: zero; out: as @get_p50_ns, for the puts
+ * @put_p90_ns: in: zero; out: as @get_p90_ns, for the puts
+ * @put_p99_ns: in: zero; out: as @get_p99_ns, for the puts
+ * @put_max_ns: in: zero; out: as @get_max_ns, for the puts
  *
  * Times come from ktime_get_ns() around each batch of calls (LATENCY:
  * around each call).  The percentiles come after the reserved words, where

@@ -173,9 +173,15 @@ TEST_F(Commands, BenchAlternatesAndComparesMedians)
 	EXPECT_EQ(run(bench_cmd, {"--device", "rxe0", "--rounds", "3", "--iterations", "1000"}),
 		  0);
 	EXPECT_EQ(k.calls[CQPOOL_IOC_BENCH], 6);
-	EXPECT_TRUE(has(out, "get ns/op median (min-max)  100 (100-100)  200 (200-200)           0.500x\n"))
+	EXPECT_TRUE(has(out, "get ns/op median (min-max)      100 (100-100)     200 (200-200)           "
+			     "0.500x\n"))
 		<< out;
-	EXPECT_TRUE(has(out, "CQs at fullest                          3             16           0.188x\n"))
+	// The batches' percentiles per call, as the module gives them.
+	EXPECT_TRUE(has(out, "put_p50_ns median (min-max)        50 (50-50)     100 (100-100)           "
+			     "0.500x\n"))
+		<< out;
+	EXPECT_TRUE(has(out, "CQs at fullest                              3                16           "
+			     "0.188x\n"))
 		<< out;
 
 	k.upstream_busy = true;
@@ -270,8 +276,12 @@ TEST_F(Commands, BenchLatencyReportsPercentiles)
 	EXPECT_TRUE(has(out, R"("get_max_ns_rounds":[1000])")) << out;
 	EXPECT_TRUE(has(out, R"("put_p99_ns_rounds":[100])")) << out;
 	EXPECT_TRUE(has(out, R"("get_ns":{"median":100,)")) << out;
-	// Only a latency run has them.
+	// A batched run has its batches'; a storm none.
 	EXPECT_EQ(run(bench_cmd, {"--device", "rxe0", "--rounds", "1"}, true), 0) << err;
+	EXPECT_TRUE(has(out, R"("put_p50_ns_rounds":[50])")) << out;
+	EXPECT_EQ(run(bench_cmd, {"--device", "rxe0", "--kind", "storm", "--rounds", "1"}, true),
+		  0)
+		<< err;
 	EXPECT_FALSE(has(out, "p50")) << out;
 }
 

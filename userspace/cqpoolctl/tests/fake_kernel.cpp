@@ -298,8 +298,10 @@ int do_ioctl(int fd, unsigned long req, void *arg)
 		uint64_t per = b->cq_mode == CQPOOL_CQ_POOL ? 100 : 200;
 		b->get_ns = per * b->iterations;
 		b->put_ns = per / 2 * b->iterations;
-		// LATENCY: each call's time; the slowest ten times the median.
-		if (b->kind == CQPOOL_BENCH_LATENCY) {
+		// LATENCY: each call's time; GET_PUT, CHURN: each batch's per
+		// call.  The slowest ten times the median.
+		if (b->kind == CQPOOL_BENCH_LATENCY || b->kind == CQPOOL_BENCH_GET_PUT ||
+		    b->kind == CQPOOL_BENCH_CHURN) {
 			b->get_p50_ns = b->get_p90_ns = b->get_p99_ns = per;
 			b->get_max_ns = per * 10;
 			b->put_p50_ns = b->put_p90_ns = b->put_p99_ns = per / 2;
