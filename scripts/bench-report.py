@@ -96,6 +96,14 @@ def per_call(m, op):
     return m.get(op + "_p50_ns_rounds") or m[op + "_ns_rounds"]
 
 
+def paired_ratio(a, b):
+    """The median of the rounds' own ratios a/b.  A round runs both sides
+    back to back, so a change of the host's speed from one round to the
+    next cancels, where it would not in a ratio of the sides' medians."""
+    r = [x / y for x, y in zip(a, b) if x is not None and y]
+    return median(r) if r else None
+
+
 def summarize(raw):
     s = {}
     # 1. get/put latency
@@ -112,28 +120,30 @@ def summarize(raw):
                     row[mode] = {"get_ns": spread(per_call(m, "get")),
                                  "put_ns": spread(per_call(m, "put")),
                                  "cqs": m["cqs"], "cqes": m["cqes"]}
-            if "cqpool" in row and "upstream" in row:
-                for op in ("get_ns", "put_ns"):
-                    row[op[:3] + "_ratio"] = ratio(row["cqpool"][op]["median"],
-                                                   row["upstream"][op]["median"])
+            c, u = bench_series(r, "cqpool"), bench_series(r, "upstream")
+            if c and u:
+                for op in ("get", "put"):
+                    row[op + "_ratio"] = paired_ratio(per_call(c, op), per_call(u, op))
             gp.append(row)
     s["getput"] = gp
 
     # 1a. what a ULP pays: upstream's get/put on its own pool, and through
     #     the takeover on cqpool's, one round of each at a time
-    tk = {}
+    tk, pairs = {}, {}
+    ids = sorted({int(k.rsplit("-", 1)[1]) for k in raw
+                  if re.fullmatch(r"takeover-(off|on)-\d+", k)})
     for side in ("off", "on"):
-        rounds = [bench_series(raw[k], "upstream") for k in sorted(raw)
-                  if re.fullmatch(r"takeover-%s-\d+" % side, k)]
+        rounds = [bench_series(raw.get("takeover-%s-%d" % (side, i), {}), "upstream")
+                  for i in ids]
+        # get+put of each round, None where the round has none
+        pairs[side] = [per_call(m, "get")[0] + per_call(m, "put")[0] if m else None
+                       for m in rounds]
         rounds = [m for m in rounds if m]
         if rounds:
             tk[side] = {op + "_ns": spread([per_call(m, op)[0] for m in rounds])
                         for op in ("get", "put")}
     if "off" in tk and "on" in tk:
-        for op in ("get_ns", "put_ns"):
-            tk[op[:3] + "_ratio"] = ratio(tk["on"][op]["median"], tk["off"][op]["median"])
-        tk["getput_ratio"] = ratio(tk["on"]["get_ns"]["median"] + tk["on"]["put_ns"]["median"],
-                                   tk["off"]["get_ns"]["median"] + tk["off"]["put_ns"]["median"])
+        tk["getput_ratio"] = paired_ratio(pairs["on"], pairs["off"])
         s["takeover"] = tk
 
     # 1b. per-call latency: each round's percentiles, their spread over
@@ -451,7 +461,9 @@ def markdown(res):
     w("costs about as much as a call, so a clock pair around each call would pull")
     w("every ratio towards 1. A round's figure is its median batch's time per call:")
     w("the host stops QEMU for milliseconds at a time, which moves a round's mean by")
-    w("tens of percent and its median batch hardly at all.")
+    w("tens of percent and its median batch hardly at all. A ratio is the median of")
+    w("the rounds' own ratios: a round runs the sides back to back, and the host also")
+    w("changes speed (up to 2x) from one round to the next.")
     w("Each vector first gets *N* CQs filled to their real size (a get of 4,096, then")
     w("one of the rest: rxe makes 8,191 entries of a 4,096 request), so the pool has no")
     w("room but what the benchmark makes: the second get of one CQ per vector is put")
