@@ -235,6 +235,16 @@ static void cqpool_bench_pct(u32 *t, unsigned int n, __u64 *p50, __u64 *p90,
 	*max = t[n - 1];
 }
 
+/* @a's get and put percentiles, of the @n times in @get and in @put. */
+static void cqpool_bench_pcts(struct cqpool_bench *a, u32 *get, u32 *put,
+			      unsigned int n)
+{
+	cqpool_bench_pct(get, n, &a->get_p50_ns, &a->get_p90_ns,
+			 &a->get_p99_ns, &a->get_max_ns);
+	cqpool_bench_pct(put, n, &a->put_p50_ns, &a->put_p90_ns,
+			 &a->put_p99_ns, &a->put_max_ns);
+}
+
 /*
  * @a->iterations get+put pairs, in batches of cqpool_bench_batch(), and
  * the distribution of the batches' time per call.  Its median is what a
@@ -270,12 +280,8 @@ static int cqpool_bench_batches(struct cqpool_bench_ctx *b)
 		put[k] = min_t(u64, DIV_ROUND_CLOSEST_ULL(a->put_ns - put_ns, n),
 			       U32_MAX);
 	}
-	if (!ret) {
-		cqpool_bench_pct(get, nb, &a->get_p50_ns, &a->get_p90_ns,
-				 &a->get_p99_ns, &a->get_max_ns);
-		cqpool_bench_pct(put, nb, &a->put_p50_ns, &a->put_p90_ns,
-				 &a->put_p99_ns, &a->put_max_ns);
-	}
+	if (!ret)
+		cqpool_bench_pcts(a, get, put, nb);
 out:
 	kvfree(put);
 	kvfree(get);
@@ -319,10 +325,7 @@ static int cqpool_bench_latency(struct cqpool_bench_ctx *b)
 		a->get_ns += t1 - t0;
 		a->put_ns += t2 - t1;
 	}
-	cqpool_bench_pct(get, n, &a->get_p50_ns, &a->get_p90_ns,
-			 &a->get_p99_ns, &a->get_max_ns);
-	cqpool_bench_pct(put, n, &a->put_p50_ns, &a->put_p90_ns,
-			 &a->put_p99_ns, &a->put_max_ns);
+	cqpool_bench_pcts(a, get, put, n);
 out:
 	kvfree(put);
 	kvfree(get);
