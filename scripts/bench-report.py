@@ -176,9 +176,9 @@ def summarize(raw):
             m = bench_series(r, mode)
             if m:
                 row[mode] = {"pair_ns": spread(m["pair_ns_rounds"])}
-        if "cqpool" in row and "upstream" in row:
-            row["throughput_ratio"] = ratio(row["upstream"]["pair_ns"]["median"],
-                                            row["cqpool"]["pair_ns"]["median"])
+        c, u = bench_series(r, "cqpool"), bench_series(r, "upstream")
+        if c and u:
+            row["throughput_ratio"] = paired_ratio(u["pair_ns_rounds"], c["pair_ns_rounds"])
         par.append(row)
     one = next((r for r in par if r["threads"] == 1), None)
     for row in par:
@@ -247,17 +247,22 @@ def summarize(raw):
         return [(g + p) * it / 1e6 for g, p in
                 list(zip(m["get_ns_rounds"], m["put_ns_rounds"]))[rounds]]
 
+    # Each list in the order of its rounds, both sides' of a round or none.
     cold = {"cqpool": [], "upstream": []}
     for name in sorted(k for k in raw if k.startswith("storm-cold-")):
-        for mode in cold:
-            cold[mode] += storm_ms(raw[name], mode, slice(0, 1))
+        c, u = (storm_ms(raw[name], mode, slice(0, 1)) for mode in cold)
+        if c and u:
+            cold["cqpool"] += c
+            cold["upstream"] += u
     r = raw.get("storm-warm")
     warm = {mode: storm_ms(r, mode, slice(1, None)) for mode in cold} if r else {}
     for label, runs in (("cold", cold), ("warm", warm)):
         if runs.get("cqpool") and runs.get("upstream"):
             ent = {mode: spread(v) for mode, v in runs.items()}
             ent["samples"] = min(len(v) for v in runs.values())
-            ent["ratio"] = ratio(ent["cqpool"]["median"], ent["upstream"]["median"])
+            rr = round_ratios(runs["cqpool"], runs["upstream"])
+            ent["ratio"] = median(rr)
+            ent["ratio_rounds"] = spread(rr)
             s.setdefault("storm_like", {})[label] = ent
 
     # first 32-CQE reservation
@@ -327,6 +332,14 @@ def summarize(raw):
     return s
 
 
+def straddles(rr, limit):
+    """A target's note where the rounds' own ratios fall on both sides of
+    its limit: this run alone does not tell which side it is on."""
+    if rr and rr["min"] <= limit < rr["max"]:
+        return "rounds %.2f-%.2f" % (rr["min"], rr["max"])
+    return ""
+
+
 def targets(s, sizes):
     t = []
 
@@ -339,12 +352,9 @@ def targets(s, sizes):
         if row["kind"] == "getput":
             for op in ("get", "put"):
                 r = row.get(op + "_ratio")
-                rr = row.get(op + "_ratio_rounds")
-                # The rounds' own ratios on both sides of the limit.
-                noisy = rr and rr["min"] <= limit[op] < rr["max"]
                 add("get/put %d CQs/vector: %s <= %.1fx upstream" % (row["prefill"], op, limit[op]),
                     r, r is not None and r <= limit[op],
-                    "rounds %.2f-%.2f" % (rr["min"], rr["max"]) if noisy else "")
+                    straddles(row.get(op + "_ratio_rounds"), limit[op]))
         elif row["prefill"] == 1024:
             r = row.get("get_ratio")
             add("churn 1024 CQs/vector: get <= 0.05x upstream", r, r is not None and r <= 0.05)
@@ -361,9 +371,8 @@ def targets(s, sizes):
     for label, limit in (("cold", 1.0), ("warm", 0.5)):
         ent = like.get(label, {})
         r = ent.get("ratio")
-        noisy = overlap(ent.get("cqpool"), ent.get("upstream"))
         add("storm, %s against %s: time <= %.1fx upstream" % (label, label, limit), r,
-            r is not None and r <= limit, "noisy" if noisy else "")
+            r is not None and r <= limit, straddles(ent.get("ratio_rounds"), limit))
     mx = s.get("mixed")
     if mx and "cqpool" in mx:
         r = mx["cqpool"]["allocated_per_reserved"]["median"]
@@ -545,8 +554,9 @@ def markdown(res):
         w("threads at once, thread *i* on vector *i* as a ULP's queues are")
         w("(`bench --kind parallel`). One clock pair around the whole run; a cell is")
         w("the run's wall time over all its pairs, so the lower the faster. Throughput")
-        w("ratio: upstream's time over cqpool's (above 1, cqpool serves more pairs a")
-        w("second); speedup: a side's time with 1 thread over its time with *n*.")
+        w("ratio: the median of the rounds' own upstream's time over cqpool's (above 1,")
+        w("cqpool serves more pairs a second); speedup: a side's median time with 1")
+        w("thread over its median time with *n*.")
         w("")
         w("| threads | pairs | cqpool ns/pair | upstream ns/pair | throughput cqpool/upstream | cqpool speedup | upstream speedup |")
         w("| ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
@@ -612,7 +622,8 @@ def markdown(res):
         w("that upstream's pool is as new as cqpool's fresh one, one storm of each per")
         w("device, which side goes first alternating. Warm: cqpool on the device's shared")
         w("pool (`bench --shared`), within its idle timeout, against upstream's kept CQs;")
-        w("rounds 2+ (round 1 fills both).")
+        w("rounds 2+ (round 1 fills both). The ratio is the median of the samples' own")
+        w("ratios, as in section 1.")
         w("")
         w("| storm | samples | cqpool total ms | upstream total ms | cqpool/upstream |")
         w("| --- | ---: | ---: | ---: | ---: |")
@@ -818,10 +829,7 @@ def notes(s, tg):
                 why = REASONS[k] if k not in said else "(see above)"
                 said.add(k)
                 break
-        if t["note"] == "noisy":
-            why = ("The min-max ranges of the rounds overlap: this run alone does not "
-                   "tell the two apart. " + why).strip()
-        elif t["note"].startswith("rounds "):
+        if t["note"].startswith("rounds "):
             why = ("The rounds' own ratios (%s) fall on both sides of the target: this "
                    "run alone does not tell. " % t["note"][len("rounds "):] + why).strip()
         if t["target"].startswith("completions"):
