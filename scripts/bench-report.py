@@ -96,15 +96,13 @@ def per_call(m, op):
     return m.get(op + "_p50_ns_rounds") or m[op + "_ns_rounds"]
 
 
-def round_ratios(a, b):
-    """The rounds' own ratios a/b.  A round runs both sides back to back,
-    so a change of the host's speed from one round to the next cancels in
-    their median, where it would not in a ratio of the sides' medians."""
-    return [x / y for x, y in zip(a, b) if x is not None and y]
-
-
-def paired_ratio(a, b):
-    return median(round_ratios(a, b))
+def paired(a, b):
+    """The median of the rounds' own ratios a/b, and their spread.  A round
+    runs both sides back to back, so a change of the host's speed from one
+    round to the next cancels in it, where it would not in a ratio of the
+    sides' medians."""
+    rr = [x / y for x, y in zip(a, b) if x is not None and y]
+    return median(rr), spread(rr)
 
 
 def summarize(raw):
@@ -126,9 +124,8 @@ def summarize(raw):
             c, u = bench_series(r, "cqpool"), bench_series(r, "upstream")
             if c and u:
                 for op in ("get", "put"):
-                    rr = round_ratios(per_call(c, op), per_call(u, op))
-                    row[op + "_ratio"] = median(rr)
-                    row[op + "_ratio_rounds"] = spread(rr)
+                    row[op + "_ratio"], row[op + "_ratio_rounds"] = paired(
+                        per_call(c, op), per_call(u, op))
             gp.append(row)
     s["getput"] = gp
 
@@ -148,7 +145,7 @@ def summarize(raw):
             tk[side] = {op + "_ns": spread([per_call(m, op)[0] for m in rounds])
                         for op in ("get", "put")}
     if "off" in tk and "on" in tk:
-        tk["getput_ratio"] = paired_ratio(pairs["on"], pairs["off"])
+        tk["getput_ratio"], tk["getput_ratio_rounds"] = paired(pairs["on"], pairs["off"])
         s["takeover"] = tk
 
     # 1b. per-call latency: each round's percentiles, their spread over
@@ -178,7 +175,8 @@ def summarize(raw):
                 row[mode] = {"pair_ns": spread(m["pair_ns_rounds"])}
         c, u = bench_series(r, "cqpool"), bench_series(r, "upstream")
         if c and u:
-            row["throughput_ratio"] = paired_ratio(u["pair_ns_rounds"], c["pair_ns_rounds"])
+            row["throughput_ratio"], row["throughput_ratio_rounds"] = paired(
+                u["pair_ns_rounds"], c["pair_ns_rounds"])
         par.append(row)
     one = next((r for r in par if r["threads"] == 1), None)
     for row in par:
@@ -260,9 +258,7 @@ def summarize(raw):
         if runs.get("cqpool") and runs.get("upstream"):
             ent = {mode: spread(v) for mode, v in runs.items()}
             ent["samples"] = min(len(v) for v in runs.values())
-            rr = round_ratios(runs["cqpool"], runs["upstream"])
-            ent["ratio"] = median(rr)
-            ent["ratio_rounds"] = spread(rr)
+            ent["ratio"], ent["ratio_rounds"] = paired(runs["cqpool"], runs["upstream"])
             s.setdefault("storm_like", {})[label] = ent
 
     # first 32-CQE reservation
@@ -333,10 +329,11 @@ def summarize(raw):
 
 
 def straddles(rr, limit):
-    """A target's note where the rounds' own ratios fall on both sides of
-    its limit: this run alone does not tell which side it is on."""
+    """A target's note: the range of the rounds' own ratios where it falls
+    on both sides of its limit (this run alone does not tell which side the
+    target is on), else empty."""
     if rr and rr["min"] <= limit < rr["max"]:
-        return "rounds %.2f-%.2f" % (rr["min"], rr["max"])
+        return "%.2f-%.2f" % (rr["min"], rr["max"])
     return ""
 
 
@@ -767,9 +764,9 @@ REASONS = {
                "itself (its event handler and context), checks the reservation "
                "against the CQ's users, re-keys the CQ in its vector's treap (in "
                "place in the steady state: a put only raises the CQ's key, so it is "
-               "compared with the next higher CQ and the tree is left alone) and moves a CQ left without users to the "
-               "idle list, which is more than a subtraction however it is laid "
-               "out. Its get does the same work the other way, and is below "
+               "compared with the next higher CQ and the tree is left alone) and "
+               "moves a CQ left without users to the idle list, which is more than "
+               "a subtraction however it is laid out. Its get does the same work the other way, and is below "
                "upstream's, whose first-fit walk costs more than the re-keying "
                "(see churn).",
     "takeover": "Through the takeover a ULP's get is cqpool's get plus the "
@@ -829,9 +826,9 @@ def notes(s, tg):
                 why = REASONS[k] if k not in said else "(see above)"
                 said.add(k)
                 break
-        if t["note"].startswith("rounds "):
+        if t["note"]:
             why = ("The rounds' own ratios (%s) fall on both sides of the target: this "
-                   "run alone does not tell. " % t["note"][len("rounds "):] + why).strip()
+                   "run alone does not tell. " % t["note"] + why).strip()
         if t["target"].startswith("completions"):
             m = re.match(r"completions/s, (\d+) QPs: >= 1.0x (\w+)", t["target"])
             if m:
@@ -848,10 +845,10 @@ def notes(s, tg):
         n.append("Missed: %s (this run: %s). %s" % (
             t["target"], "-" if t["value"] is None else "%.3g" % t["value"], why))
     for t in tg:
-        if t["met"] and t["note"].startswith("rounds "):
+        if t["met"] and t["note"]:
             n.append("Met, but within noise: %s (this run: %.3g); the rounds' own ratios "
                      "(%s) fall on both sides of the target." % (
-                         t["target"], t["value"], t["note"][len("rounds "):]))
+                         t["target"], t["value"], t["note"]))
         if t["met"] and t["target"].startswith("completions"):
             m = re.match(r"completions/s, (\d+) QPs: >= 1.0x (\w+)", t["target"])
             c = next((c for c in s.get("completions", []) if m and c["qps"] == int(m.group(1))), {})
