@@ -95,6 +95,63 @@ static void device_pool_is_lazy_and_shrinks_back(struct kunit *test)
 	cqpool_pool_put(pool);
 }
 
+/*
+ * cqpool_device_cq_get() reserves on the shared pool cqpool_device_pool()
+ * gives, both when it fits the ledger (RCU, no reference) and when the
+ * pool must grow; bad arguments change nothing.
+ */
+static void device_cq_get_reserves_on_the_shared_pool(struct kunit *test)
+{
+	struct ib_device *dev = vm_device(test);
+	struct cqpool *pool = cqpool_device_pool(dev, IB_POLL_SOFTIRQ);
+	struct cqpool_hook nohandler = { };
+	struct cqp_pool_stats before, grown, st;
+	struct ib_cq *a, *b, *c;
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, pool);
+	pool_reclaim_now(pool);
+	before = pool_stats(test, pool);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(cqpool_device_cq_get(dev, IB_POLL_DIRECT,
+							   8, -1, NULL)),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(cqpool_device_cq_get(dev, IB_POLL_SOFTIRQ,
+							   0, -1, NULL)),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(cqpool_device_cq_get(dev, IB_POLL_SOFTIRQ,
+							   8, -2, NULL)),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(cqpool_device_cq_get(dev, IB_POLL_SOFTIRQ,
+							   8, -1, &nohandler)),
+			-EINVAL);
+	st = pool_stats(test, pool);
+	KUNIT_EXPECT_EQ(test, st.users, before.users);
+	KUNIT_EXPECT_EQ(test, st.cqs, before.cqs);
+
+	/* Vector 0 of an empty pool: it grows, for each unless rxe rounds up. */
+	a = cqpool_device_cq_get(dev, IB_POLL_SOFTIRQ, 8, 0, NULL);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, a);
+	b = cqpool_device_cq_get(dev, IB_POLL_SOFTIRQ, 8, 0, NULL);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, b);
+	grown = pool_stats(test, pool);
+	KUNIT_EXPECT_GT(test, grown.cqs, before.cqs);
+	/* The room @b leaves: the ledger's fast path, with no growth. */
+	cqpool_cq_put(b, 8, NULL);
+	c = cqpool_device_cq_get(dev, IB_POLL_SOFTIRQ, 8, 0, NULL);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, c);
+	KUNIT_EXPECT_PTR_EQ(test, c, b);
+	st = pool_stats(test, pool);
+	KUNIT_EXPECT_EQ(test, st.cqs, grown.cqs);
+	KUNIT_EXPECT_EQ(test, st.users, before.users + 2);
+	KUNIT_EXPECT_EQ(test, st.reserved, before.reserved + 16);
+
+	cqpool_cq_put(c, 8, NULL);
+	cqpool_cq_put(a, 8, NULL);
+	st = pool_stats(test, pool);
+	KUNIT_EXPECT_EQ(test, st.users, before.users);
+	KUNIT_EXPECT_EQ(test, st.reserved, before.reserved);
+	cqpool_pool_put(pool);
+}
+
 static void direct_poll_context_and_bad_attrs_are_refused(struct kunit *test)
 {
 	struct ib_device *dev = vm_device(test);
@@ -409,6 +466,8 @@ static void put_without_the_hook_of_a_hooked_reservation_is_refused(struct kunit
 
 static struct kunit_case pool_cases[] = {
 	KUNIT_CASE_PARAM(device_pool_is_lazy_and_shrinks_back,
+			 vm_devices_gen_params),
+	KUNIT_CASE_PARAM(device_cq_get_reserves_on_the_shared_pool,
 			 vm_devices_gen_params),
 	KUNIT_CASE_PARAM(direct_poll_context_and_bad_attrs_are_refused,
 			 vm_devices_gen_params),

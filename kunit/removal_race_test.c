@@ -166,17 +166,20 @@ static void race_hook_event(struct cqpool_hook *hook,
 }
 
 /*
- * A reservation with a hook on @pool, held a moment, then put back: 0, or
- * the error of the get.
+ * A reservation with a hook on @pool, or without one on @dev's shared pool
+ * (cqpool_device_cq_get(), which takes no reference on it), held a moment,
+ * then put back: 0, or the error of the get.
  */
-static long race_reserve(struct race *r, struct cqpool *pool)
+static long race_reserve(struct race *r, struct ib_device *dev,
+			 struct cqpool *pool)
 {
 	struct race_hook h = { .hook.handler = race_hook_event, .r = r };
 	struct ib_cq *cq;
 	bool dying;
 
 	atomic_set(&h.fatal, 0);
-	cq = cqpool_cq_get(pool, 16, -1, &h.hook);
+	cq = pool ? cqpool_cq_get(pool, 16, -1, &h.hook) :
+		    cqpool_device_cq_get(dev, IB_POLL_SOFTIRQ, 16, -1, &h.hook);
 	if (IS_ERR(cq))
 		return PTR_ERR(cq);
 	usleep_range(100, 2000);
@@ -184,7 +187,7 @@ static long race_reserve(struct race *r, struct cqpool *pool)
 	 * Dying before the put means the removal's DEVICE_FATAL, sent under
 	 * the pool lock it was marked under, reached the hook.
 	 */
-	dying = cqpool_pool_dying(pool);
+	dying = cqpool_cq_dying(cq);
 	cqpool_cq_put(cq, 16, &h.hook);
 	WRITE_ONCE(h.released, true);
 	if (dying && !atomic_read(&h.fatal))
@@ -208,21 +211,29 @@ static int race_reserver(void *arg)
 
 		if (!dev)
 			continue;
-		/* Shared and owned pools in turn, each on both devices. */
-		if (n++ & 2) {
-			pool = cqpool_device_pool(dev, IB_POLL_SOFTIRQ);
-			err = PTR_ERR_OR_ZERO(pool);
-			if (!err) {
-				err = race_reserve(r, pool);
-				cqpool_pool_put(pool);
-			}
-		} else {
+		/*
+		 * Owned pools, the shared pool and a get without a pool in
+		 * turn, each on both devices.
+		 */
+		switch (n++ % 3) {
+		case 0:
 			pool = cqpool_create(dev, &attr);
 			err = PTR_ERR_OR_ZERO(pool);
 			if (!err) {
-				err = race_reserve(r, pool);
+				err = race_reserve(r, dev, pool);
 				WARN_ON(cqpool_destroy(pool));
 			}
+			break;
+		case 1:
+			pool = cqpool_device_pool(dev, IB_POLL_SOFTIRQ);
+			err = PTR_ERR_OR_ZERO(pool);
+			if (!err) {
+				err = race_reserve(r, dev, pool);
+				cqpool_pool_put(pool);
+			}
+			break;
+		default:
+			err = race_reserve(r, dev, NULL);
 		}
 		race_note(&p, dev, err);
 		ib_device_put(dev);

@@ -263,6 +263,8 @@ extern struct workqueue_struct *cqpool_wq;
 int cqpool_devices_init(void);
 void cqpool_devices_exit(void);
 struct cqpool_dev *cqpool_dev_find(struct ib_device *ibdev);
+struct cqpool *cqpool_dev_shared_pool_rcu(struct ib_device *ibdev,
+					  enum ib_poll_context ctx);
 struct cqpool *cqpool_dev_shared_pool(struct ib_device *ibdev,
 				      enum ib_poll_context ctx);
 void cqpool_dev_put(struct cqpool_dev *cdev);

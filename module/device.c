@@ -80,15 +80,37 @@ struct cqpool_dev *cqpool_dev_find(struct ib_device *ibdev)
 }
 
 /**
+ * cqpool_dev_shared_pool_rcu() - a device's shared pool, unreferenced
+ * @ibdev: an RDMA device, held by the caller
+ * @ctx: a poll context cqpool pools
+ *
+ * Context: under rcu_read_lock(), which keeps the pool's memory (not its
+ * ledger: see cqpool_device_cq_get()) until rcu_read_unlock().
+ * Return: the pool, or NULL if the device has none yet for @ctx.
+ */
+struct cqpool *cqpool_dev_shared_pool_rcu(struct ib_device *ibdev,
+					  enum ib_poll_context ctx)
+{
+	struct cqpool_dev *cdev;
+
+	RCU_LOCKDEP_WARN(!rcu_read_lock_held(), "cqpool: shared pool outside RCU");
+	cdev = xa_load(&cqpool_devs, ibdev->index);
+	if (!cdev || cdev->ibdev != ibdev)
+		return NULL;
+	/* Published with smp_store_release() once initialised. */
+	return READ_ONCE(cdev->shared[ctx]);
+}
+
+/**
  * cqpool_dev_shared_pool() - a device's shared pool, if it has one yet
  * @ibdev: an RDMA device, held by the caller
  * @ctx: a poll context cqpool pools
  *
  * Takes neither the record's lock nor a reference on it, so that the
- * gets of ULPs connecting on several CPUs at once (each one of them
- * comes here through the takeover) do not wait for one another: the
- * pool holds the record, and records and pools are both freed after a
- * grace period.  A pool whose last reference is going is not returned.
+ * gets of ULPs connecting on several CPUs at once do not wait for one
+ * another: the pool holds the record, and records and pools are both
+ * freed after a grace period.  A pool whose last reference is going is
+ * not returned.
  *
  * Context: any context but hard interrupt.
  * Return: the pool, referenced, or NULL: the caller then takes the
@@ -97,17 +119,12 @@ struct cqpool_dev *cqpool_dev_find(struct ib_device *ibdev)
 struct cqpool *cqpool_dev_shared_pool(struct ib_device *ibdev,
 				      enum ib_poll_context ctx)
 {
-	struct cqpool_dev *cdev;
-	struct cqpool *pool = NULL;
+	struct cqpool *pool;
 
 	rcu_read_lock();
-	cdev = xa_load(&cqpool_devs, ibdev->index);
-	if (cdev && cdev->ibdev == ibdev) {
-		/* Published with smp_store_release() once initialised. */
-		pool = READ_ONCE(cdev->shared[ctx]);
-		if (pool && !refcount_inc_not_zero(&pool->ref))
-			pool = NULL;
-	}
+	pool = cqpool_dev_shared_pool_rcu(ibdev, ctx);
+	if (pool && !refcount_inc_not_zero(&pool->ref))
+		pool = NULL;
 	rcu_read_unlock();
 	return pool;
 }

@@ -681,6 +681,39 @@ cqpool_reserved(struct cqpool *pool, struct cqp_cq *lcq, unsigned int nr_cqe,
 	return ccq->cq;
 }
 
+static bool cqpool_get_args_ok(unsigned int nr_cqe, int vector_hint,
+			       const struct cqpool_hook *hook)
+{
+	return nr_cqe && vector_hint >= -1 && (!hook || hook->handler);
+}
+
+/*
+ * A get that fits the ledger as it is, or NULL: the one hold of the pool's
+ * spinlock of most gets.  Nothing on a dying pool, whose ledger is closed
+ * or, once its last reference is gone, freed.
+ */
+static __always_inline struct ib_cq *
+cqpool_cq_try_get(struct cqpool *pool, unsigned int nr_cqe, int vector_hint,
+		  struct cqpool_hook *hook)
+{
+	struct ib_cq *cq = NULL;
+	struct cqp_cq *lcq;
+
+	spin_lock(&pool->lock);
+	if (!pool->dying) {
+		/*
+		 * The vectors of cqpool_dev_nvec(): the ledger has those of
+		 * every possible CPU, and the pick takes the online ones.
+		 */
+		lcq = cqp_pool_try_reserve(pool->ledger, vector_hint,
+					   num_online_cpus(), nr_cqe);
+		if (lcq)
+			cq = cqpool_reserved(pool, lcq, nr_cqe, hook, 0);
+	}
+	spin_unlock(&pool->lock);
+	return cq;
+}
+
 /*
  * A get that did not fit: the pool grows, one growth at a time (the
  * ledger's loop, cqp_pool_get()), until it reserves.  Also where a get
@@ -754,26 +787,66 @@ static noinline struct ib_cq *cqpool_cq_get_slow(struct cqpool *pool,
 struct ib_cq *cqpool_cq_get(struct cqpool *pool, unsigned int nr_cqe,
 			    int vector_hint, struct cqpool_hook *hook)
 {
-	struct ib_cq *cq = NULL;
-	struct cqp_cq *lcq;
+	struct ib_cq *cq;
 
 	/* The ledger refuses more than a CQ of this pool holds. */
-	if (!nr_cqe || vector_hint < -1 || (hook && !hook->handler))
+	if (!cqpool_get_args_ok(nr_cqe, vector_hint, hook))
 		return ERR_PTR(-EINVAL);
-
-	spin_lock(&pool->lock);
-	/*
-	 * The vectors of cqpool_dev_nvec(): the ledger has those of every
-	 * possible CPU, and the pick takes the online ones among them.
-	 */
-	lcq = cqp_pool_try_reserve(pool->ledger, vector_hint,
-				   num_online_cpus(), nr_cqe);
-	if (lcq)
-		cq = cqpool_reserved(pool, lcq, nr_cqe, hook, 0);
-	spin_unlock(&pool->lock);
-	return lcq ? cq : cqpool_cq_get_slow(pool, nr_cqe, vector_hint, hook);
+	cq = cqpool_cq_try_get(pool, nr_cqe, vector_hint, hook);
+	return cq ?: cqpool_cq_get_slow(pool, nr_cqe, vector_hint, hook);
 }
 EXPORT_SYMBOL_GPL(cqpool_cq_get);
+
+/**
+ * cqpool_device_cq_get() - reserve entries on a device's shared pool
+ * @dev: an RDMA device, held by the caller
+ * @ctx: IB_POLL_SOFTIRQ, IB_POLL_WORKQUEUE or IB_POLL_UNBOUND_WORKQUEUE
+ * @nr_cqe: entries to reserve
+ * @vector_hint: as for cqpool_cq_get()
+ * @hook: as for cqpool_cq_get()
+ *
+ * cqpool_device_pool(), cqpool_cq_get() and cqpool_pool_put() in one
+ * call, for a consumer that keeps no pool, as ib_cq_pool_get()'s callers
+ * keep none (the takeover serves them with this).  A get that fits takes
+ * the pool's spinlock under RCU, and neither a reference on the pool nor
+ * a lock of the device.  The entries go back with cqpool_cq_put().
+ *
+ * Context: process context; may sleep.
+ * Return: the CQ, or an error as from cqpool_device_pool() and
+ * cqpool_cq_get().
+ */
+struct ib_cq *cqpool_device_cq_get(struct ib_device *dev,
+				   enum ib_poll_context ctx,
+				   unsigned int nr_cqe, int vector_hint,
+				   struct cqpool_hook *hook)
+{
+	struct cqpool *pool;
+	struct ib_cq *cq = NULL;
+
+	if (!cqpool_poll_ctx_ok(ctx) ||
+	    !cqpool_get_args_ok(nr_cqe, vector_hint, hook))
+		return ERR_PTR(-EINVAL);
+	/*
+	 * Unreferenced, the pool may be dying, its last reference gone and
+	 * its ledger freed: cqpool_cq_try_get() reads the flag, set before
+	 * the slot lets go of the pool, before it reads the ledger.
+	 */
+	rcu_read_lock();
+	pool = cqpool_dev_shared_pool_rcu(dev, ctx);
+	if (pool)
+		cq = cqpool_cq_try_get(pool, nr_cqe, vector_hint, hook);
+	rcu_read_unlock();
+	if (cq)
+		return cq;
+
+	pool = cqpool_device_pool(dev, ctx);
+	if (IS_ERR(pool))
+		return ERR_CAST(pool);
+	cq = cqpool_cq_get(pool, nr_cqe, vector_hint, hook);
+	cqpool_pool_put(pool);
+	return cq;
+}
+EXPORT_SYMBOL_GPL(cqpool_device_cq_get);
 
 /* Whether a put of @cq with @hook matches a reservation on it. */
 static bool cqpool_put_matches(struct cqpool_cq *ccq, struct cqpool_hook *hook)

@@ -204,7 +204,6 @@ static struct ib_cq *tk_cq_pool_get(struct ib_device *dev,
 				    unsigned int nr_cqe, int comp_vector_hint,
 				    enum ib_poll_context poll_ctx)
 {
-	struct cqpool *pool;
 	struct ib_cq *cq;
 
 	/* As upstream: IB_POLL_DIRECT cannot be shared. */
@@ -213,14 +212,8 @@ static struct ib_cq *tk_cq_pool_get(struct ib_device *dev,
 		return ERR_PTR(-EINVAL);
 	}
 
-	pool = cqpool_device_pool(dev, poll_ctx);
-	if (IS_ERR(pool)) {
-		trace_cqpool_takeover_get(dev, ERR_CAST(pool), nr_cqe,
-					  comp_vector_hint, poll_ctx);
-		return ERR_CAST(pool);
-	}
-	cq = cqpool_cq_get(pool, nr_cqe, comp_vector_hint, NULL);
-	cqpool_pool_put(pool);
+	cq = cqpool_device_cq_get(dev, poll_ctx, nr_cqe, comp_vector_hint,
+				  NULL);
 	trace_cqpool_takeover_get(dev, cq, nr_cqe, comp_vector_hint, poll_ctx);
 	if (IS_ERR(cq))
 		return cq;

@@ -7,7 +7,8 @@
  * allocating a CQ per queue.  Each device has one shared pool per poll
  * context, created on first use (cqpool_device_pool()); a consumer that
  * wants its own CQ size, limit or lifetime creates a pool it owns
- * (cqpool_create()).
+ * (cqpool_create()).  A consumer that keeps no pool reserves on the
+ * shared one with cqpool_device_cq_get().
  *
  * Every exported function carries kernel-doc at its definition stating
  * the context it may be called in.  In short: everything here may sleep
@@ -106,6 +107,10 @@ struct cqpool_hook {
 
 struct ib_cq *cqpool_cq_get(struct cqpool *pool, unsigned int nr_cqe,
 			    int vector_hint, struct cqpool_hook *hook);
+struct ib_cq *cqpool_device_cq_get(struct ib_device *dev,
+				   enum ib_poll_context ctx,
+				   unsigned int nr_cqe, int vector_hint,
+				   struct cqpool_hook *hook);
 void cqpool_cq_put(struct ib_cq *cq, unsigned int nr_cqe,
 		   struct cqpool_hook *hook);
 
