@@ -29,6 +29,13 @@ rounds=${BENCH_ROUNDS:-5}
 [[ $rounds -ge 5 ]] || echo "bench.sh: warning: BENCH_ROUNDS=$rounds (<5) is for trying things out" >&2
 
 scripts/kbuild.sh stock "/usr/src/linux-headers-$ver" -s
+# The same cqpool.ko with its code shifted (module/text_pad.S), for the
+# code placement rows; the harness built above loads against any of them.
+pads="64 128 192"
+for pad in $pads; do
+	scripts/kbuild.sh "stock-pad$pad" "/usr/src/linux-headers-$ver" -s \
+		CQPOOL_TEXT_PAD="$pad"
+done
 make -s -C userspace cqpoolctl
 
 rm -rf "$payload" "$work/vm" "$work/vm-parallel"
@@ -36,6 +43,9 @@ mkdir -p "$payload"
 cp build/kbuild-stock/cqpool.ko build/kbuild-stock/cqpool_harness.ko \
 	build/kbuild-stock/cqpool_takeover.ko \
 	build/userspace/cqpoolctl "$payload/"
+for pad in $pads; do
+	cp "build/kbuild-stock-pad$pad/cqpool.ko" "$payload/cqpool-pad$pad.ko"
+done
 cp vm/payload-bench.sh "$payload/run.sh"
 
 # boot PART DIR SMP MEM: vm/payload-bench.sh's PART in a VM of SMP vCPUs

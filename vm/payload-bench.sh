@@ -18,7 +18,9 @@
 #              the storm cold against cold
 #   unbound    get/put and churn, prefill 1, 64, 1024 in increasing order,
 #              so upstream's list holds exactly the prefilled CQs; then
-#              get/put through the takeover against upstream's own
+#              get/put through the takeover against upstream's own; on
+#              the re-added rxe0, last, get/put with cqpool.ko's code
+#              placed four ways
 # With BENCH_PART=parallel (a second boot, with 4 vCPUs) it runs the
 # parallel get+put alone.
 
@@ -207,6 +209,30 @@ for k in 1 2 3 4 5; do
 	bench "storm-cold-$k" $ctl bench --kind storm --device $dev \
 		--poll softirq --modes $order --iterations 4096 \
 		--nr-cqe 513 --rounds 1
+done
+
+# 7. Code placement: get/put at 1 CQ per vector as in 1, with cqpool.ko's
+#    code where it is and shifted by 64, 128 and 192 bytes of dead code
+#    in front (scripts/bench.sh), each in turn within a round.  Under TCG
+#    a call's cost depends on where its code lands: the spread is what
+#    placement alone makes of a ratio.
+r=1
+while [ $r -le "$rounds" ]; do
+	for pad in 0 64 128 192; do
+		ko=/payload/cqpool-pad$pad.ko
+		[ "$pad" -ne 0 ] || ko=/payload/cqpool.ko
+		rmmod cqpool_harness cqpool
+		if insmod "$ko" && insmod /payload/cqpool_harness.ko; then
+			bench "placement-$pad-$r" $ctl bench --kind getput \
+				--device $dev --poll unbound \
+				--modes cqpool,upstream --prefill 1 --nr-cqe 32 \
+				--iterations $pairs --rounds 1
+		else
+			echo "BENCH-FAIL placement-$pad-$r rc=load" >>"$out"
+			status=1
+		fi
+	done
+	r=$((r + 1))
 done
 
 rmmod cqpool_harness cqpool
