@@ -127,7 +127,10 @@ static void device_cq_get_reserves_on_the_shared_pool(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, st.users, before.users);
 	KUNIT_EXPECT_EQ(test, st.cqs, before.cqs);
 
-	/* Vector 0 of an empty pool: it grows, for each unless rxe rounds up. */
+	/*
+	 * Vector 0 of an empty pool: the first get grows it, and the second
+	 * too where the first CQ has no room left (siw0's are not rounded up).
+	 */
 	a = cqpool_device_cq_get(dev, IB_POLL_SOFTIRQ, 8, 0, NULL);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, a);
 	b = cqpool_device_cq_get(dev, IB_POLL_SOFTIRQ, 8, 0, NULL);
