@@ -148,26 +148,6 @@ def summarize(raw):
         tk["getput_ratio"], tk["getput_ratio_rounds"] = paired(pairs["on"], pairs["off"])
         s["takeover"] = tk
 
-    # 1d. code placement: getput at 1 CQ per vector, one round of each
-    #     layout of cqpool.ko's code (shifted by PAD bytes) at a time
-    pads = sorted({int(k.split("-")[1]) for k in raw
-                   if re.fullmatch(r"placement-\d+-\d+", k)})
-    place = []
-    for pad in pads:
-        runs = [raw[k] for k in sorted(raw) if re.fullmatch(r"placement-%d-\d+" % pad, k)]
-        sides = {mode: [bench_series(r, mode) for r in runs] for mode in ("cqpool", "upstream")}
-        if not all(sides["cqpool"]) or not all(sides["upstream"]):
-            continue
-        row = {"pad": pad}
-        for op in ("get", "put"):
-            c = [per_call(m, op)[0] for m in sides["cqpool"]]
-            u = [per_call(m, op)[0] for m in sides["upstream"]]
-            row["cqpool_" + op + "_ns"], row["upstream_" + op + "_ns"] = spread(c), spread(u)
-            row[op + "_ratio"], row[op + "_ratio_rounds"] = paired(c, u)
-        place.append(row)
-    if place:
-        s["placement"] = place
-
     # 1b. per-call latency: each round's percentiles, their spread over
     #     the rounds; the mean per call, clock included
     r = raw.get("latency-1")
@@ -207,6 +187,26 @@ def summarize(raw):
     if par:
         s["parallel"] = {"rows": par,
                          "vcpus": (raw.get("machine-parallel") or {}).get("vcpus")}
+
+    # 1d. code placement: getput at 1 CQ per vector, one round of each
+    #     layout of cqpool.ko's code (shifted by PAD bytes) at a time
+    pads = sorted({int(k.split("-")[1]) for k in raw
+                   if re.fullmatch(r"placement-\d+-\d+", k)})
+    place = []
+    for pad in pads:
+        runs = [raw[k] for k in sorted(raw) if re.fullmatch(r"placement-%d-\d+" % pad, k)]
+        sides = {mode: [bench_series(r, mode) for r in runs] for mode in ("cqpool", "upstream")}
+        if not all(sides["cqpool"]) or not all(sides["upstream"]):
+            continue
+        row = {"pad": pad}
+        for op in ("get", "put"):
+            c = [per_call(m, op)[0] for m in sides["cqpool"]]
+            u = [per_call(m, op)[0] for m in sides["upstream"]]
+            row["cqpool_" + op + "_ns"], row["upstream_" + op + "_ns"] = spread(c), spread(u)
+            row[op + "_ratio"], row[op + "_ratio_rounds"] = paired(c, u)
+        place.append(row)
+    if place:
+        s["placement"] = place
 
     # 2. storm: time of one round = (get + put per op) * iterations
     r = raw.get("storm")
@@ -864,14 +864,18 @@ def takeover_cost(s):
                 if r["kind"] == "getput" and r["prefill"] == 1), None)
     if not tk or not own:
         return ""
-    med = lambda side, op: side[op + "_ns"]["median"]
+    def med(side, op):
+        return side[op + "_ns"]["median"]
+
     get = med(tk["on"], "get") - med(own, "get")
     put = med(tk["on"], "put") - med(own, "put")
+    upstream = med(tk["off"], "get") + med(tk["off"], "put")
     return (" In this run the takeover's get took %s ns more than cqpool's own at 1 CQ "
             "per vector (section 1) and its put %s ns more: %.1fx upstream's whole "
-            "get+put (%s ns), which no saving inside cqpool can make up." % (
-                fmt(get), fmt(put), (get + put) / (med(tk["off"], "get") + med(tk["off"], "put")),
-                fmt(med(tk["off"], "get") + med(tk["off"], "put"))))
+            "get+put (%s ns)%s." % (
+                fmt(get), fmt(put), (get + put) / upstream, fmt(upstream),
+                ", which no saving inside cqpool can make up" if get + put >= upstream
+                else ""))
 
 
 def placement_spread(s):
@@ -879,7 +883,9 @@ def placement_spread(s):
     place = s.get("placement", [])
     if len(place) < 2:
         return ""
-    ratios = lambda op: "/".join("%.2f" % r[op + "_ratio"] for r in place)
+    def ratios(op):
+        return "/".join("%.2f" % r[op + "_ratio"] for r in place)
+
     return (" Placement alone moves the ratios under TCG: the same cqpool.ko with its "
             "code shifted by %s bytes gave put ratios of %s and get ratios of %s at 1 CQ "
             "per vector (see Code placement)." % (
