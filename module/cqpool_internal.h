@@ -32,7 +32,10 @@
  *  - a pool is referenced by its device's shared slot (shared pools) or
  *    its owner until cqpool_destroy() (owned pools), by each caller of
  *    cqpool_device_pool() until cqpool_pool_put(), and once more by
- *    each of its CQs that has a reservation; CQs live in their pool;
+ *    each of its CQs that has a reservation; CQs live in their pool.
+ *    cqpool_device_cq_get() reserves on a shared pool under RCU alone,
+ *    which only a pool not yet dying lets it do (the slot's reference
+ *    is dropped after the pool is marked);
  *  - a reservation is found from its CQ alone (cqpool_cq_of()), so a put
  *    never needs the device's client data, which ib_core erases after
  *    the remove.
@@ -140,7 +143,8 @@ struct cqpool_dev {
  * @reap_work: frees CQs idle for longer than the idle timeout
  * @free_work: frees the pool once its last reference is gone
  * @rcu: the pool is freed after a grace period: cqpool_dev_shared_pool()
- *	may try @ref of a pool its slot no longer holds
+ *	may try @ref, and cqpool_device_cq_get() take @lock and read @dying,
+ *	of a pool its slot no longer holds
  */
 struct cqpool {
 	struct cqpool_dev *cdev;
