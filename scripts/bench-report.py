@@ -548,9 +548,11 @@ def markdown(res):
 
     place = s.get("placement")
     if place:
+        shifts = [str(r["pad"]) for r in place if r["pad"]]
         w("**Code placement.** *getput* at 1 CQ per vector as above, on the re-added rxe0")
-        w("at the end of the boot, with the same `cqpool.ko` loaded four ways: as built,")
-        w("and with 64, 128 and 192 bytes of dead code linked in front of its code")
+        w("at the end of the boot, with the same `cqpool.ko` loaded as built and with")
+        w("%s bytes of dead code linked in front of its code" % (
+            ", ".join(shifts[:-1]) + " and " + shifts[-1] if len(shifts) > 1 else "".join(shifts)))
         w("(`module/text_pad.S`), which moves every function that much further into its")
         w("pages; one round of each layout at a time. Under TCG a call's cost depends on")
         w("where its code lands (QEMU chains translated blocks directly only within a")

@@ -53,7 +53,8 @@ cp vm/payload-bench.sh "$payload/run.sh"
 boot() {
 	local rc=0
 
-	printf 'BENCH_ROUNDS=%s\nBENCH_PART=%s\n' "$rounds" "$1" >"$payload/bench.env"
+	printf 'BENCH_ROUNDS=%s\nBENCH_PART=%s\nBENCH_PADS="%s"\n' \
+		"$rounds" "$1" "$pads" >"$payload/bench.env"
 	CQPOOL_VM_QUIET=1 CQPOOL_VM_SMP=$3 CQPOOL_VM_MEM=$4 \
 		CQPOOL_VM_TIMEOUT=${CQPOOL_VM_TIMEOUT:-1500} \
 		vm/run.sh stock "$payload" "$work/$2" >"$work/$2.log" 2>&1 || rc=$?

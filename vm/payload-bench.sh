@@ -27,7 +27,8 @@
 out=${CQPOOL_RESULTS:-/dev/stdout}
 ctl=/payload/cqpoolctl
 dev=rxe0
-# scripts/bench.sh may set BENCH_ROUNDS here.
+# scripts/bench.sh may set BENCH_ROUNDS here, and sets BENCH_PADS: the
+# shifts of the cqpool-padN.ko it built.
 # shellcheck disable=SC1091
 [ -f /payload/bench.env ] && . /payload/bench.env
 rounds=${BENCH_ROUNDS:-5}
@@ -212,13 +213,13 @@ for k in 1 2 3 4 5; do
 done
 
 # 7. Code placement: get/put at 1 CQ per vector as in 1, with cqpool.ko's
-#    code where it is and shifted by 64, 128 and 192 bytes of dead code
-#    in front (scripts/bench.sh), each in turn within a round.  Under TCG
+#    code where it is and shifted by $BENCH_PADS bytes of dead code in
+#    front (scripts/bench.sh), each in turn within a round.  Under TCG
 #    a call's cost depends on where its code lands: the spread is what
 #    placement alone makes of a ratio.
 r=1
 while [ $r -le "$rounds" ]; do
-	for pad in 0 64 128 192; do
+	for pad in 0 ${BENCH_PADS:-}; do
 		ko=/payload/cqpool-pad$pad.ko
 		[ "$pad" -ne 0 ] || ko=/payload/cqpool.ko
 		rmmod cqpool_harness cqpool
