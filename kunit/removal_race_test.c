@@ -185,7 +185,7 @@ static long race_reserve(struct race *r, struct ib_device *dev,
 	usleep_range(100, 2000);
 	/*
 	 * Dying before the put means the removal's DEVICE_FATAL, sent under
-	 * the pool lock it was marked under, reached the hook.
+	 * the pool's locks it was marked under, reached the hook.
 	 */
 	dying = cqpool_cq_dying(cq);
 	cqpool_cq_put(cq, 16, &h.hook);

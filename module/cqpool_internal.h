@@ -8,12 +8,16 @@
  *   cqpool_dev.lock                  - a device's pools
  *   cqpool.grow_lock                 - one pool's growth and reclaim
  *   cqpool.lock                      - one pool's ledger and CQs
+ *   cqpool.stripes[].lock            - its vectors', in index order
  *   cqpool_cq.hooks_lock             - one CQ's event hooks
- * The mutexes and the rwsem may be held across verbs that sleep; the two
- * spinlocks are taken in process context only (cqpool.lock, never across
- * a verb) or with interrupts off (hooks_lock).  A get or put that fits
- * the ledger takes cqpool.lock alone; growth runs its verbs under
- * grow_lock, outside cqpool.lock, and splices the result in under it.
+ * The mutexes and the rwsem may be held across verbs that sleep; the
+ * spinlocks are taken in process context only (cqpool.lock and the
+ * stripes, never across a verb) or with interrupts off (hooks_lock).
+ * cqpool_lock() takes cqpool.lock and every stripe.  A get or put that
+ * fits the ledger takes its vector's stripe alone, so that gets and puts
+ * on different vectors share no lock; growth runs its verbs under
+ * grow_lock, outside the pool's locks, and splices the result in under
+ * cqpool_lock().
  * Event callbacks are the one place cqpool calls a consumer with a lock
  * held: hooks under their CQ's hooks_lock, device handlers under
  * handlers_rwsem (read), which is what makes "never called after
@@ -67,6 +71,13 @@
 #include "core/vectors.h"
 #include "cqpool_harness.h"
 
+/*
+ * The most vector locks of a pool: vectors beyond share them (struct
+ * cqpool_stripe).  A power of 2, and few enough that cqpool_lock() nests
+ * them all well below the preempt count's limit.
+ */
+#define CQPOOL_MAX_STRIPES	16
+
 /* Poll contexts a pool may use: the first three of enum ib_poll_context. */
 #define CQPOOL_NR_POLL_CTX	(IB_POLL_LAST_POOL_TYPE + 1)
 
@@ -117,6 +128,11 @@ struct cqpool_dev {
 	u64 removed_ns;
 };
 
+/* A pool's fast paths on different stripes write no line they share. */
+struct cqpool_stripe {
+	spinlock_t lock;	/* see the lock order above */
+} ____cacheline_aligned_in_smp;
+
 /**
  * struct cqpool - a pool of CQs on one device and poll context
  * @cdev: the device; referenced
@@ -130,10 +146,15 @@ struct cqpool_dev {
  *	verbs that grow it (ib_alloc_cq(), ib_resize_cq()), which run
  *	outside @lock, and while the reclaim takes CQs out of the ledger, so
  *	that the CQ a growth resizes stays in it
- * @lock: protects @ledger, @cqs, @dying and @pressed; process
- *	context only, never held across a verb
+ * @lock: with every stripe (cqpool_lock()), protects @ledger, @cqs,
+ *	@dying and @pressed; process context only, never held across a verb.
+ *	Only cqpool_lock() takes it, so lockdep_assert_held() of it asserts
+ *	the stripes too
  * @ledger: the core's ledger of the CQs, which also counts the entries
- *	reserved on each vector (cqp_pool_pick_vector())
+ *	reserved on each vector (cqp_pool_pick_vector()); a vector's stripe
+ *	alone suffices for the core's calls on one vector
+ *	(cqp_pool_try_reserve(), cqp_pool_release()), which is also
+ *	enough to read @dying
  * @cqs: struct cqpool_cq, oldest first
  * @dying: its device is going (or, owned, it is destroyed): no get
  *	succeeds (the ledger is closed with it, cqpool_pool_mark_dying()),
@@ -142,9 +163,13 @@ struct cqpool_dev {
  *	waiting for their timeout (see shrinker.c)
  * @reap_work: frees CQs idle for longer than the idle timeout
  * @free_work: frees the pool once its last reference is gone
- * @rcu: the pool is freed after a grace period: cqpool_dev_shared_pool()
- *	may try @ref, and cqpool_device_cq_get() take @lock and read @dying,
- *	of a pool its slot no longer holds
+ * @rcu: the pool and its ledger are freed after a grace period:
+ *	cqpool_dev_shared_pool() may try @ref, and cqpool_device_cq_get()
+ *	pick a vector on the ledger, take its stripe and read @dying, of a
+ *	pool its slot no longer holds
+ * @nvec: the ledger's vectors, as cqp_pool_params.nvec
+ * @stripe_mask: a vector's stripe is @stripes[vec & @stripe_mask]
+ * @stripes: the vectors' locks: see @lock and @ledger
  */
 struct cqpool {
 	struct cqpool_dev *cdev;
@@ -163,19 +188,28 @@ struct cqpool {
 	struct delayed_work reap_work;
 	struct work_struct free_work;
 	struct rcu_head rcu;
+	u32 nvec;
+	unsigned int stripe_mask;
+	struct cqpool_stripe stripes[];
 };
+
+/* The lock of @pool's vector @vec. */
+static inline spinlock_t *cqpool_vec_lock(struct cqpool *pool, u32 vec)
+{
+	return &pool->stripes[vec & pool->stripe_mask].lock;
+}
 
 /**
  * struct cqpool_cq - a CQ of a pool
  * @ledger: the core's record of it
  * @cq: the CQ
  * @pool: its pool
- * @node: on pool->cqs, under pool->lock
+ * @node: on pool->cqs, under cqpool_lock()
  * @created: cqpool_clock() when it was allocated
  * @hooks_lock: protects @hooks and the counters; held, with interrupts
  *	off, while the hooks are called
  * @hooks: struct cqpool_hook attached by cqpool_cq_get()
- * @plain_users: reservations made without a hook; under the pool's lock
+ * @plain_users: reservations made without a hook; under its vector's lock
  * @ev_received: events of the CQ
  * @ev_delivered: calls of its hooks
  */
@@ -279,6 +313,8 @@ void cqpool_devices_unlock(void);
 struct list_head *cqpool_devices_list(void);
 
 void cqpool_dev_remove_pools(struct cqpool_dev *cdev);
+void cqpool_lock(struct cqpool *pool);
+void cqpool_unlock(struct cqpool *pool);
 void cqpool_pool_mark_dying(struct cqpool *pool);
 unsigned long cqpool_pool_users(struct cqpool *pool);
 unsigned long cqpool_pool_idle_cqs(struct cqpool *pool);

@@ -278,9 +278,9 @@ static void cqpool_trace_remove_start(struct cqpool_dev *cdev)
 
 	mutex_lock(&cdev->lock);
 	list_for_each_entry(pool, &cdev->pools, node) {
-		spin_lock(&pool->lock);
+		cqpool_lock(pool);
 		users += cqpool_pool_users(pool);
-		spin_unlock(&pool->lock);
+		cqpool_unlock(pool);
 		pools++;
 	}
 	mutex_unlock(&cdev->lock);
@@ -334,9 +334,9 @@ int cqpool_test_device_info(struct ib_device *ibdev,
 	info->load = 0;
 	mutex_lock(&cdev->lock);
 	list_for_each_entry(pool, &cdev->pools, node) {
-		spin_lock(&pool->lock);
+		cqpool_lock(pool);
 		cqp_pool_get_stats(pool->ledger, &st);
-		spin_unlock(&pool->lock);
+		cqpool_unlock(pool);
 		info->load += st.reserved;
 	}
 	mutex_unlock(&cdev->lock);

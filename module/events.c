@@ -99,14 +99,14 @@ static void cqpool_fatal_to_hooks(struct cqpool_dev *cdev,
 
 	mutex_lock(&cdev->lock);
 	list_for_each_entry(pool, &cdev->pools, node) {
-		spin_lock(&pool->lock);
+		cqpool_lock(pool);
 		if (dying)
 			cqpool_pool_mark_dying(pool);
 		list_for_each_entry(ccq, &pool->cqs, node) {
 			event.element.cq = ccq->cq;
 			cqpool_cq_fanout(ccq, &event);
 		}
-		spin_unlock(&pool->lock);
+		cqpool_unlock(pool);
 	}
 	mutex_unlock(&cdev->lock);
 }

@@ -5,6 +5,7 @@
  * (core/pool.h) decides what to do; this file runs the verbs.
  */
 #include <linux/err.h>
+#include <linux/log2.h>
 #include <linux/module.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -89,6 +90,7 @@ static struct cqpool *cqpool_alloc(struct cqpool_dev *cdev,
 		.cq_size = attr->cq_size,
 		.keep_idle = cqpool_keep_idle_cqs,
 	};
+	unsigned int stripes, i;
 	struct cqpool *pool;
 
 	if (cdev->ibdev->ops.resize_cq && !(attr->flags & CQPOOL_F_NO_RESIZE))
@@ -96,7 +98,9 @@ static struct cqpool *cqpool_alloc(struct cqpool_dev *cdev,
 	if (attr->flags & CQPOOL_F_NO_SHRINK)
 		p.flags |= CQP_POOL_NO_SHRINK;
 
-	pool = kzalloc(sizeof(*pool), GFP_KERNEL);
+	stripes = roundup_pow_of_two(clamp_t(unsigned int, cdev->nvec, 1,
+					     CQPOOL_MAX_STRIPES));
+	pool = kzalloc(struct_size(pool, stripes, stripes), GFP_KERNEL);
 	if (!pool)
 		return ERR_PTR(-ENOMEM);
 	pool->ledger = cqp_pool_create(&cqpool_core_alloc, &p);
@@ -117,6 +121,10 @@ static struct cqpool *cqpool_alloc(struct cqpool_dev *cdev,
 			 dev_name(&cdev->ibdev->dev), cqpool_poll_ctx_name(ctx));
 	mutex_init(&pool->grow_lock);
 	spin_lock_init(&pool->lock);
+	pool->nvec = p.nvec;
+	pool->stripe_mask = stripes - 1;
+	for (i = 0; i < stripes; i++)
+		spin_lock_init(&pool->stripes[i].lock);
 	INIT_LIST_HEAD(&pool->cqs);
 	INIT_LIST_HEAD(&pool->node);
 	INIT_DELAYED_WORK(&pool->reap_work, cqpool_reap_work);
@@ -137,6 +145,18 @@ static void cqpool_free_cqs(struct list_head *cqs)
 }
 
 /*
+ * After a grace period: cqpool_device_cq_get() may still pick a vector on
+ * the ledger of a pool it found under RCU.
+ */
+static void cqpool_free_rcu(struct rcu_head *rcu)
+{
+	struct cqpool *pool = container_of(rcu, struct cqpool, rcu);
+
+	WARN_ON(cqp_pool_destroy(pool->ledger));
+	kfree(pool);
+}
+
+/*
  * Frees a pool whose last reference is gone, so that nobody can reach it
  * and it has no reservation; then drops its reference on the device.
  */
@@ -152,25 +172,66 @@ static void cqpool_free(struct cqpool *pool)
 	mutex_unlock(&cdev->lock);
 	cancel_delayed_work_sync(&pool->reap_work);
 
-	spin_lock(&pool->lock);
+	cqpool_lock(pool);
 	while ((lcq = cqp_pool_take_idle(pool->ledger))) {
 		struct cqpool_cq *ccq = container_of(lcq, struct cqpool_cq,
 						     ledger);
 
 		list_move_tail(&ccq->node, &dead);
 	}
-	spin_unlock(&pool->lock);
+	cqpool_unlock(pool);
 
 	cqpool_free_cqs(&dead);
 	WARN_ON(!list_empty(&pool->cqs));
-	WARN_ON(cqp_pool_destroy(pool->ledger));
-	kfree_rcu(pool, rcu);
+	call_rcu(&pool->rcu, cqpool_free_rcu);
 	cqpool_dev_put(cdev);
 }
 
 static void cqpool_free_work(struct work_struct *work)
 {
 	cqpool_free(container_of(work, struct cqpool, free_work));
+}
+
+/**
+ * cqpool_lock() - lock a pool whole: its lock and every vector's
+ * @pool: the pool
+ *
+ * What every change to the pool but a fast get or put holds, so that
+ * it excludes them all.
+ *
+ * Context: process context; the pool's locks must not be held.
+ */
+void cqpool_lock(struct cqpool *pool)
+	__acquires(&pool->lock)
+{
+	unsigned int i;
+
+	spin_lock(&pool->lock);
+	/*
+	 * One class, nested under pool->lock: one entry of lockdep's.  For
+	 * sparse, which cannot count a loop's locks, pool->lock stands for
+	 * them.
+	 */
+	for (i = 0; i <= pool->stripe_mask; i++) {
+		spin_lock_nest_lock(&pool->stripes[i].lock, &pool->lock);
+		__release(&pool->stripes[i].lock);
+	}
+}
+
+/**
+ * cqpool_unlock() - unlock what cqpool_lock() locked
+ * @pool: the pool
+ */
+void cqpool_unlock(struct cqpool *pool)
+	__releases(&pool->lock)
+{
+	unsigned int i = pool->stripe_mask + 1;
+
+	while (i--) {
+		__acquire(&pool->stripes[i].lock);
+		spin_unlock(&pool->stripes[i].lock);
+	}
+	spin_unlock(&pool->lock);
 }
 
 /* The reservations on @pool. */
@@ -279,9 +340,9 @@ static void cqpool_reap_work(struct work_struct *work)
 	LIST_HEAD(dead);
 	bool again;
 
-	/* A growth may be resizing an idle CQ outside the pool's lock. */
+	/* A growth may be resizing an idle CQ outside the pool's locks. */
 	mutex_lock(&pool->grow_lock);
-	spin_lock(&pool->lock);
+	cqpool_lock(pool);
 	timeout = pool->pressed ? 0 : cqpool_pool_idle_timeout(pool);
 	pool->pressed = false;
 	while ((lcq = pool->dying ? cqp_pool_take_idle(pool->ledger) :
@@ -295,7 +356,7 @@ static void cqpool_reap_work(struct work_struct *work)
 		cqp_pool_next_reap(pool->ledger, now, timeout, &delay);
 	if (trace_cqpool_cq_keep_enabled() && !pool->dying)
 		cqpool_trace_kept(pool, now, timeout);
-	spin_unlock(&pool->lock);
+	cqpool_unlock(pool);
 	mutex_unlock(&pool->grow_lock);
 
 	cqpool_free_cqs(&dead);
@@ -323,9 +384,9 @@ unsigned long cqpool_pool_idle_cqs(struct cqpool *pool)
 {
 	unsigned long n;
 
-	spin_lock(&pool->lock);
+	cqpool_lock(pool);
 	n = cqpool_pool_reclaimable(pool);
-	spin_unlock(&pool->lock);
+	cqpool_unlock(pool);
 	return n;
 }
 
@@ -344,11 +405,11 @@ unsigned long cqpool_pool_shrink(struct cqpool *pool)
 {
 	unsigned long n;
 
-	spin_lock(&pool->lock);
+	cqpool_lock(pool);
 	n = cqpool_pool_reclaimable(pool);
 	if (n)
 		pool->pressed = true;
-	spin_unlock(&pool->lock);
+	cqpool_unlock(pool);
 	if (n)
 		mod_delayed_work(cqpool_wq, &pool->reap_work, 0);
 	return n;
@@ -511,13 +572,13 @@ int cqpool_destroy(struct cqpool *pool)
 		return -EINVAL;
 	}
 
-	spin_lock(&pool->lock);
+	cqpool_lock(pool);
 	if (cqpool_pool_users(pool)) {
-		spin_unlock(&pool->lock);
+		cqpool_unlock(pool);
 		return -EBUSY;
 	}
 	cqpool_pool_mark_dying(pool);
-	spin_unlock(&pool->lock);
+	cqpool_unlock(pool);
 
 	/*
 	 * The owner's is the last reference unless a put of the last
@@ -600,7 +661,7 @@ static int cqpool_grow(struct cqp_grower *g, const struct cqp_plan *plan,
 
 	lockdep_assert_held(&pool->grow_lock);
 	lockdep_assert_held(&pool->lock);
-	spin_unlock(&pool->lock);
+	cqpool_unlock(pool);
 	if (plan->kind == CQP_PLAN_NEW) {
 		ccq = cqpool_new_cq(pool, plan->vec, plan->size);
 		err = PTR_ERR_OR_ZERO(ccq);
@@ -619,7 +680,7 @@ static int cqpool_grow(struct cqp_grower *g, const struct cqp_plan *plan,
 		out->size = ccq->cq->cqe;
 		out->fallback = err && cqpool_resize_unsupported(err);
 	}
-	spin_lock(&pool->lock);
+	cqpool_lock(pool);
 	return err;
 }
 
@@ -661,17 +722,17 @@ cqpool_reserved(struct cqpool *pool, struct cqp_cq *lcq, unsigned int nr_cqe,
 {
 	struct cqpool_cq *ccq = container_of(lcq, struct cqpool_cq, ledger);
 
-	lockdep_assert_held(&pool->lock);
+	lockdep_assert_held(cqpool_vec_lock(pool, lcq->vec));
 	/*
 	 * A CQ in use keeps its pool, and so the device, alive: a count per
 	 * CQ, not per pool, so that gets on different vectors write nothing
-	 * they share but the lock.
+	 * they share but when the CQ goes in and out of use.
 	 */
 	if (lcq->users == 1)
 		refcount_inc(&pool->ref);
 	/*
-	 * Attached under the pool lock, which the removal's DEVICE_FATAL is
-	 * sent under: the hook hears it, or the get fails.
+	 * Attached under the vector's lock, which the removal's DEVICE_FATAL
+	 * is sent under (cqpool_lock()): the hook hears it, or the get fails.
 	 */
 	if (hook)
 		cqpool_hook_attach(ccq, hook);
@@ -688,9 +749,10 @@ static bool cqpool_get_args_ok(unsigned int nr_cqe, int vector_hint,
 }
 
 /*
- * A get that fits the ledger as it is, or NULL: the one hold of the pool's
- * spinlock of most gets.  Nothing on a dying pool, whose ledger is closed
- * or, once its last reference is gone, freed.
+ * A get that fits the ledger as it is, or NULL: the one hold of a lock,
+ * its vector's, of most gets.  Nothing on a dying pool, whose ledger is
+ * closed or, once its last reference is gone, freed after a grace period
+ * (the pick reads it before the flag).
  */
 static __always_inline struct ib_cq *
 cqpool_cq_try_get(struct cqpool *pool, unsigned int nr_cqe, int vector_hint,
@@ -698,19 +760,28 @@ cqpool_cq_try_get(struct cqpool *pool, unsigned int nr_cqe, int vector_hint,
 {
 	struct ib_cq *cq = NULL;
 	struct cqp_cq *lcq;
+	spinlock_t *lock;	/* the vector's, cqpool_vec_lock() */
+	u32 vec;
 
-	spin_lock(&pool->lock);
+	/*
+	 * The vectors of cqpool_dev_nvec(): the ledger has those of every
+	 * possible CPU, and the pick takes the online ones.  A hint, most
+	 * gets' case, makes no call.
+	 */
+	if (vector_hint >= 0)
+		vec = cqp_hint_vector(vector_hint, num_online_cpus(),
+				      pool->nvec);
+	else
+		vec = cqp_pool_pick_vector(pool->ledger, -1,
+					   num_online_cpus());
+	lock = cqpool_vec_lock(pool, vec);
+	spin_lock(lock);
 	if (!pool->dying) {
-		/*
-		 * The vectors of cqpool_dev_nvec(): the ledger has those of
-		 * every possible CPU, and the pick takes the online ones.
-		 */
-		lcq = cqp_pool_try_reserve(pool->ledger, vector_hint,
-					   num_online_cpus(), nr_cqe);
+		lcq = cqp_pool_try_reserve(pool->ledger, vec, nr_cqe);
 		if (lcq)
 			cq = cqpool_reserved(pool, lcq, nr_cqe, hook, 0);
 	}
-	spin_unlock(&pool->lock);
+	spin_unlock(lock);
 	return cq;
 }
 
@@ -739,7 +810,7 @@ static noinline struct ib_cq *cqpool_cq_get_slow(struct cqpool *pool,
 	int ret;
 
 	mutex_lock(&pool->grow_lock);
-	spin_lock(&pool->lock);
+	cqpool_lock(pool);
 	/* Picked again: the growths this waited for may have changed it. */
 	vec = cqp_pool_pick_vector(pool->ledger, vector_hint,
 				   num_online_cpus());
@@ -748,7 +819,7 @@ static noinline struct ib_cq *cqpool_cq_get_slow(struct cqpool *pool,
 		  pool->name, grown);
 	if (!ret)
 		cq = cqpool_reserved(pool, lcq, nr_cqe, hook, grown);
-	spin_unlock(&pool->lock);
+	cqpool_unlock(pool);
 	mutex_unlock(&pool->grow_lock);
 	if (gr.unused) {
 		ib_free_cq(gr.unused->cq);
@@ -774,8 +845,9 @@ static noinline struct ib_cq *cqpool_cq_get_slow(struct cqpool *pool,
  * when none has room.  The entries reserved on a CQ never exceed its real
  * size, so every reserved entry can hold a completion.  The vectors in
  * use are min(num_comp_vectors, online CPUs), as of this call.  A get
- * that fits takes the pool's spinlock once; one that grows the pool
- * waits for the growths before it, not for other gets.
+ * that fits takes one lock, its vector's, so that gets on different
+ * vectors do not wait for one another; one that grows the pool waits
+ * for the growths before it, not for other gets.
  *
  * Context: process context; may sleep.
  * Return: the CQ, or ERR_PTR(-EINVAL) if @nr_cqe is 0 or larger than a
@@ -808,8 +880,8 @@ EXPORT_SYMBOL_GPL(cqpool_cq_get);
  * cqpool_device_pool(), cqpool_cq_get() and cqpool_pool_put() in one
  * call, for a consumer that keeps no pool, as ib_cq_pool_get()'s callers
  * keep none (the takeover serves them with this).  A get that fits takes
- * the pool's spinlock under RCU, and neither a reference on the pool nor
- * a lock of the device.  The entries go back with cqpool_cq_put().
+ * its vector's lock under RCU, and neither a reference on the pool nor a
+ * lock of the device.  The entries go back with cqpool_cq_put().
  *
  * Context: process context; may sleep.
  * Return: the CQ, or an error as from cqpool_device_pool() and
@@ -851,7 +923,7 @@ EXPORT_SYMBOL_GPL(cqpool_device_cq_get);
 /* Whether a put of @cq with @hook matches a reservation on it. */
 static bool cqpool_put_matches(struct cqpool_cq *ccq, struct cqpool_hook *hook)
 {
-	lockdep_assert_held(&ccq->pool->lock);
+	lockdep_assert_held(cqpool_vec_lock(ccq->pool, ccq->ledger.vec));
 	/* Without a hook, only a reservation made without one. */
 	return hook ? hook->cq == ccq->cq : ccq->plain_users > 0;
 }
@@ -869,7 +941,7 @@ static bool cqpool_put_matches(struct cqpool_cq *ccq, struct cqpool_hook *hook)
  * one, is logged and changes nothing.  A CQ left without users is freed
  * after the idle timeout, or soon if its device is gone.  Works the same
  * after the CQ's device was removed.  The CQ is found from @cq itself,
- * and the put takes the pool's spinlock once.
+ * and the put takes one lock, its vector's.
  *
  * Context: process context; may sleep.
  */
@@ -877,6 +949,7 @@ void cqpool_cq_put(struct ib_cq *cq, unsigned int nr_cqe,
 		   struct cqpool_hook *hook)
 {
 	struct cqpool_cq *ccq = cqpool_cq_of(cq);
+	spinlock_t *lock;	/* the CQ's vector's */
 	struct cqpool *pool;
 	bool idle, dying;
 	int ret;
@@ -887,13 +960,15 @@ void cqpool_cq_put(struct ib_cq *cq, unsigned int nr_cqe,
 	}
 
 	pool = ccq->pool;
-	spin_lock(&pool->lock);
+	/* A CQ keeps its vector for as long as it is in the ledger. */
+	lock = cqpool_vec_lock(pool, ccq->ledger.vec);
+	spin_lock(lock);
 	ret = -EINVAL;
 	if (cqpool_put_matches(ccq, hook))
 		ret = cqp_pool_release(pool->ledger, &ccq->ledger, nr_cqe,
 				       cqpool_clock());
 	if (!ret) {
-		/* Under the pool lock: the reaper cannot free the CQ yet. */
+		/* Under the vector's lock: the reaper cannot free the CQ yet. */
 		if (hook)
 			cqpool_hook_detach(ccq, hook);
 		else
@@ -902,7 +977,7 @@ void cqpool_cq_put(struct ib_cq *cq, unsigned int nr_cqe,
 	}
 	idle = !ccq->ledger.users;
 	dying = pool->dying;
-	spin_unlock(&pool->lock);
+	spin_unlock(lock);
 	if (ret) {
 		pr_err_ratelimited("cqpool: %s: put of %u entries that are not reserved, or with a hook not on the CQ\n",
 				   pool->name, nr_cqe);
@@ -931,10 +1006,10 @@ int cqpool_pool_stats(struct cqpool *pool, struct cqp_pool_stats *st)
 {
 	int ret;
 
-	spin_lock(&pool->lock);
+	cqpool_lock(pool);
 	cqp_pool_get_stats(pool->ledger, st);
 	ret = cqp_pool_check(pool->ledger);
-	spin_unlock(&pool->lock);
+	cqpool_unlock(pool);
 	return ret;
 }
 EXPORT_SYMBOL_NS_GPL(cqpool_pool_stats, CQPOOL_HARNESS);

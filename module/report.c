@@ -133,9 +133,9 @@ void cqpool_report(struct cqpool_report *r)
 		strscpy(dev.name, dev_name(&ibdev->dev), sizeof(dev.name));
 		mutex_lock(&cdev->lock);
 		list_for_each_entry(pool, &cdev->pools, node) {
-			spin_lock(&pool->lock);
+			cqpool_lock(pool);
 			cqpool_report_pool(r, pool, &dev);
-			spin_unlock(&pool->lock);
+			cqpool_unlock(pool);
 		}
 		mutex_unlock(&cdev->lock);
 		cqpool_upstream_count(cdev->ibdev, -1, &up);

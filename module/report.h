@@ -14,7 +14,7 @@
  * @pool: a pool
  * @cq: a CQ of the pool reported last
  *
- * @pool and @cq are called under the pool's spinlock: they must not sleep.
+ * @pool and @cq are called under cqpool_lock(): they must not sleep.
  */
 struct cqpool_report {
 	void (*device)(struct cqpool_report *r,

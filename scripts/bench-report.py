@@ -826,20 +826,13 @@ REASONS = {
                 "is cqpool's plus the same. Upstream's own get and put are each one "
                 "call under one lock: the redirection and the table add several "
                 "times what cqpool's get saves (section 1).",
-    "parallel": "Both sides serialize every get and put on one lock: cqpool on its "
-                "pool's spinlock, upstream on the device's `cq_pools_lock` with "
-                "interrupts off, so neither gains much from more threads (see the "
-                "speedups). Inside it cqpool writes the lock's line and records of its "
-                "own vector and CQ only (no count of the whole pool), so the threads "
-                "share nothing else; what is left is how long the lock is held. "
-                "Under QEMU TCG the vCPUs are host threads on a host with fewer cores "
-                "than vCPUs: a vCPU that holds the lock can be descheduled by the "
-                "host while the others spin, and the longer the critical section, "
-                "the more often. cqpool's holds the ledger's re-keying of the CQ, "
-                "upstream's a first-fit step and an addition. The threads "
-                "here are on different vectors, as a ULP's queues are: a lock per "
-                "vector would let them run apart, which the one lock per pool this "
-                "design chose does not.",
+    "parallel": "A cqpool get or put that fits a CQ in use takes its vector's lock "
+                "alone, and the threads here are on different vectors, as a ULP's "
+                "queues are, so they share no lock and write no line they share; "
+                "upstream serializes every get and put on the device's "
+                "`cq_pools_lock` with interrupts off. What is left is the host: under "
+                "QEMU TCG the vCPUs are host threads, and the guest's 4 vCPUs share "
+                "the host's cores (the bound below).",
     "churn": "Upstream's get walks its whole list to the CQ with room; cqpool's "
              "re-keys that CQ in its vector's treap, O(log n) in the CQs of the vector.",
     "storm": "cqpool's storm pool is sized to demand with in-place resize allowed (the "
@@ -852,7 +845,7 @@ REASONS = {
              "allocates each CQ once, but in unequal sizes (each new one doubles "
              "the vector's entries until the cap), over which users spread "
              "unevenly. The verbs run under the pool's growth mutex, outside its "
-             "spinlock. Warm, neither side allocates: what is left is each get's "
+             "spinlocks. Warm, neither side allocates: what is left is each get's "
              "and put's own cost (see get/put), and on a warm pool each get moves "
              "its CQ in the vector's treap, as least-used selection spreads the "
              "gets over every CQ.",

@@ -60,6 +60,35 @@ cqp_u64 max_u64(cqp_u64 a, cqp_u64 b)
 	return a > b ? a : b;
 }
 
+/*
+ * A vector's count of entries reserved is written under its vector's
+ * serialisation and read by cqp_pool_pick_vector() beside gets and puts
+ * on other vectors: whole, never torn.
+ */
+cqp_u64 load_relaxed(const cqp_u64 &x)
+{
+	return __atomic_load_n(&x, __ATOMIC_RELAXED);
+}
+
+void store_relaxed(cqp_u64 &x, cqp_u64 v)
+{
+	__atomic_store_n(&x, v, __ATOMIC_RELAXED);
+}
+
+/*
+ * Whether @nr_cqe entries can be one reservation of @cq's.  A reservation
+ * holds at least one entry: the users that stay keep at least one each,
+ * and the last one gives back all that is left.
+ */
+bool releasable(const cqp_cq *cq, cqp_u32 nr_cqe)
+{
+	if (!cq->users || !nr_cqe || nr_cqe > cq->reserved)
+		return false;
+	if (cq->reserved - nr_cqe < cq->users - 1)
+		return false;
+	return cq->users != 1 || nr_cqe == cq->reserved;
+}
+
 } // namespace
 
 struct Vector {
@@ -78,6 +107,10 @@ struct Vector {
 	 * its CQ's, and gets on different vectors write no count they share.
 	 */
 	cqp_u64 users;
+	/* Its idle CQs, in the order they went idle; for the same reason. */
+	cqp_cq *idle_head;
+	cqp_cq *idle_tail;
+	cqp_u64 idle;
 };
 
 class Pool {
@@ -92,7 +125,7 @@ public:
 	static Pool *create(const cqp_alloc &alloc, const cqp_pool_params &p);
 	static int destroy(Pool *pool);
 
-	cqp_cq *try_reserve(int hint, cqp_u32 among, cqp_u32 nr_cqe);
+	cqp_cq *try_reserve(cqp_u32 vec, cqp_u32 nr_cqe);
 	int reserve(cqp_u32 vec, cqp_u32 nr_cqe, cqp_cq **out, cqp_plan *plan);
 	int get(cqp_u32 vec, cqp_u32 nr_cqe, cqp_grower *g, cqp_cq **out,
 		cqp_u32 *grown);
@@ -112,13 +145,11 @@ public:
 	void stats(cqp_pool_stats *st) const;
 	cqp_u32 pick_vector(int hint, cqp_u32 among) const
 	{
-		const cqp_u32 n = among && among < p_.nvec ? among : p_.nvec;
-		const cqp_u32 h = static_cast<cqp_u32>(hint);
-
-		if (hint < 0)
-			return least_reserved(n);
-		/* Most hints are in range already: spare them a division. */
-		return h < n ? h : h % n;
+		if (hint >= 0)
+			return cqp_hint_vector(static_cast<cqp_u32>(hint),
+					       among, p_.nvec);
+		return least_reserved(among && among < p_.nvec ? among
+							      : p_.nvec);
 	}
 	cqp_u64 vec_reserved(cqp_u32 vec) const;
 	const cqp_pool_params &params() const
@@ -139,23 +170,22 @@ private:
 	}
 	cqp_u32 grow_cap(const Vector &v, cqp_u32 nr_cqe) const;
 	cqp_u32 new_cq_size(const Vector &v, cqp_u32 nr_cqe) const;
-	cqp_cq *take(Vector &v, cqp_u32 nr_cqe);
+	static cqp_cq *room(Vector &v, cqp_u32 nr_cqe);
+	void take(Vector &v, cqp_cq *best, cqp_u32 nr_cqe);
 	cqp_u32 least_reserved(cqp_u32 n) const;
-	int release_moving(cqp_cq *cq, cqp_u32 nr_cqe, cqp_u64 now);
-	int released(cqp_cq *cq, cqp_u64 now);
+	void raise_moving(cqp_cq *cq, cqp_u32 nr_cqe);
 	void idle_append(cqp_cq *cq, cqp_u64 now);
 	void idle_remove(cqp_cq *cq);
+	cqp_cq *oldest_idle_cq() const;
+	cqp_u64 idle_cqs() const;
 	void remove(cqp_cq *cq);
 
 	const cqp_alloc alloc_;
 	const cqp_pool_params p_;
 	Vector *const vec_;
-	cqp_cq *idle_head_ = nullptr;
-	cqp_cq *idle_tail_ = nullptr;
 	cqp_u64 next_id_ = 1;
 	/* Reservations are counted per vector (Vector), not here. */
 	cqp_u64 cqs_ = 0;
-	cqp_u64 idle_cqs_ = 0;
 	cqp_u64 cqes_ = 0;
 	bool closed_ = false;
 };
@@ -233,13 +263,17 @@ cqp_u32 Pool::new_cq_size(const Vector &v, cqp_u32 nr_cqe) const
 	return want > nr_cqe ? want : nr_cqe;
 }
 
-/* A reservation on the vector's least-used CQ, if it has room. */
-cqp_cq *Pool::take(Vector &v, cqp_u32 nr_cqe)
+/* The vector's least-used CQ, if it has room for @nr_cqe entries. */
+cqp_cq *Pool::room(Vector &v, cqp_u32 nr_cqe)
 {
 	cqp_cq *best = v.cqs.max();
 
-	if (!best || free_cqes(best) < nr_cqe)
-		return nullptr;
+	return best && free_cqes(best) >= nr_cqe ? best : nullptr;
+}
+
+/* A reservation on @best, which room() found. */
+void Pool::take(Vector &v, cqp_cq *best, cqp_u32 nr_cqe)
+{
 	if (!best->users)
 		idle_remove(best);
 	/* Fewer free entries: a lower key. */
@@ -247,18 +281,23 @@ cqp_cq *Pool::take(Vector &v, cqp_u32 nr_cqe)
 		c->users++;
 		c->reserved += nr_cqe;
 	});
-	v.reserved += nr_cqe;
+	store_relaxed(v.reserved, v.reserved + nr_cqe);
 	v.users++;
 	if (nr_cqe > v.peak_nr)
 		v.peak_nr = nr_cqe;
-	return best;
 }
 
-cqp_cq *Pool::try_reserve(int hint, cqp_u32 among, cqp_u32 nr_cqe)
+cqp_cq *Pool::try_reserve(cqp_u32 vec, cqp_u32 nr_cqe)
 {
-	if (closed_ || !fits_a_cq(nr_cqe))
+	if (closed_ || vec >= p_.nvec || !fits_a_cq(nr_cqe))
 		return nullptr;
-	return take(vec_[pick_vector(hint, among)], nr_cqe);
+
+	Vector &v = vec_[vec];
+	cqp_cq *best = room(v, nr_cqe);
+
+	if (best)
+		take(v, best, nr_cqe);
+	return best;
 }
 
 int Pool::reserve(cqp_u32 vec, cqp_u32 nr_cqe, cqp_cq **out, cqp_plan *plan)
@@ -270,9 +309,11 @@ int Pool::reserve(cqp_u32 vec, cqp_u32 nr_cqe, cqp_cq **out, cqp_plan *plan)
 
 	Vector &v = vec_[vec];
 
-	*out = take(v, nr_cqe);
-	if (*out)
+	*out = room(v, nr_cqe);
+	if (*out) {
+		take(v, *out, nr_cqe);
 		return CQP_OK;
+	}
 
 	cqp_cq *g = v.growing;
 	const cqp_u32 cap = grow_cap(v, nr_cqe);
@@ -341,19 +382,12 @@ int Pool::get(cqp_u32 vec, cqp_u32 nr_cqe, cqp_grower *g, cqp_cq **out,
 
 int Pool::release(cqp_cq *cq, cqp_u32 nr_cqe, cqp_u64 now)
 {
-	if (!cq->users || nr_cqe > cq->reserved)
-		return CQP_ERANGE;
-	/*
-	 * A reservation holds at least one entry: the users that stay keep
-	 * at least one each, and the last one gives back all that is left.
-	 */
-	if (!nr_cqe || cq->reserved - nr_cqe < cq->users - 1 ||
-	    (cq->users == 1 && nr_cqe != cq->reserved))
+	if (!releasable(cq, nr_cqe))
 		return CQP_ERANGE;
 
 	Vector &v = vec_[cq->vec];
 
-	v.reserved -= nr_cqe;
+	store_relaxed(v.reserved, v.reserved - nr_cqe);
 	v.users--;
 	/*
 	 * More free entries: a higher key.  A CQ that moves in the treap is
@@ -361,24 +395,16 @@ int Pool::release(cqp_cq *cq, cqp_u32 nr_cqe, cqp_u64 now)
 	 * makes no call.
 	 */
 	if (!v.cqs.raise_in_place(cq, Release{nr_cqe}))
-		return release_moving(cq, nr_cqe, now);
-	return released(cq, now);
-}
-
-__attribute__((noinline)) int Pool::release_moving(cqp_cq *cq,
-						   cqp_u32 nr_cqe,
-						   cqp_u64 now)
-{
-	vec_[cq->vec].cqs.raise(cq, Release{nr_cqe});
-	return released(cq, now);
-}
-
-/* The end of a release, its CQ re-keyed. */
-int Pool::released(cqp_cq *cq, cqp_u64 now)
-{
+		raise_moving(cq, nr_cqe);
 	if (!cq->users)
 		idle_append(cq, now);
 	return CQP_OK;
+}
+
+__attribute__((noinline)) void Pool::raise_moving(cqp_cq *cq,
+						  cqp_u32 nr_cqe)
+{
+	vec_[cq->vec].cqs.raise(cq, Release{nr_cqe});
 }
 
 int Pool::add(cqp_cq *cq, cqp_u32 vec, cqp_u32 size, cqp_u64 now)
@@ -435,31 +461,61 @@ void Pool::resize_failed(cqp_cq *cq)
 
 void Pool::idle_append(cqp_cq *cq, cqp_u64 now)
 {
+	Vector &v = vec_[cq->vec];
+
 	cq->idle_since = now;
 	cq->link.flags |= CQ_IDLE;
 	cq->link.next = nullptr;
-	cq->link.prev = idle_tail_;
-	if (idle_tail_)
-		idle_tail_->link.next = cq;
+	cq->link.prev = v.idle_tail;
+	if (v.idle_tail)
+		v.idle_tail->link.next = cq;
 	else
-		idle_head_ = cq;
-	idle_tail_ = cq;
-	idle_cqs_++;
+		v.idle_head = cq;
+	v.idle_tail = cq;
+	v.idle++;
 }
 
 void Pool::idle_remove(cqp_cq *cq)
 {
+	Vector &v = vec_[cq->vec];
+
 	if (cq->link.prev)
 		cq->link.prev->link.next = cq->link.next;
 	else
-		idle_head_ = cq->link.next;
+		v.idle_head = cq->link.next;
 	if (cq->link.next)
 		cq->link.next->link.prev = cq->link.prev;
 	else
-		idle_tail_ = cq->link.prev;
+		v.idle_tail = cq->link.prev;
 	cq->link.prev = cq->link.next = nullptr;
 	cq->link.flags &= ~CQ_IDLE;
-	idle_cqs_--;
+	v.idle--;
+}
+
+/*
+ * The CQ the reclaim takes next: each vector's first idle one, and of
+ * those the one idle since the earliest, the lowest vector on a tie.
+ */
+cqp_cq *Pool::oldest_idle_cq() const
+{
+	cqp_cq *o = nullptr;
+
+	for (cqp_u32 i = 0; i < p_.nvec; i++) {
+		cqp_cq *cq = vec_[i].idle_head;
+
+		if (cq && (!o || cq->idle_since < o->idle_since))
+			o = cq;
+	}
+	return o;
+}
+
+cqp_u64 Pool::idle_cqs() const
+{
+	cqp_u64 n = 0;
+
+	for (cqp_u32 i = 0; i < p_.nvec; i++)
+		n += vec_[i].idle;
+	return n;
 }
 
 /* Takes an idle CQ out of the ledger. */
@@ -482,9 +538,11 @@ void Pool::remove(cqp_cq *cq)
 
 cqp_u64 Pool::reclaimable() const
 {
-	if ((p_.flags & CQP_POOL_NO_SHRINK) || idle_cqs_ <= p_.keep_idle)
+	const cqp_u64 idle = idle_cqs();
+
+	if ((p_.flags & CQP_POOL_NO_SHRINK) || idle <= p_.keep_idle)
 		return 0;
-	return idle_cqs_ - p_.keep_idle;
+	return idle - p_.keep_idle;
 }
 
 bool Pool::next_reap(cqp_u64 now, cqp_u64 timeout, cqp_u64 *delay) const
@@ -492,7 +550,7 @@ bool Pool::next_reap(cqp_u64 now, cqp_u64 timeout, cqp_u64 *delay) const
 	if (!reclaimable())
 		return false;
 
-	const cqp_u64 due = idle_head_->idle_since + timeout;
+	const cqp_u64 due = oldest_idle_cq()->idle_since + timeout;
 
 	*delay = due > now ? due - now : 0;
 	return true;
@@ -500,10 +558,11 @@ bool Pool::next_reap(cqp_u64 now, cqp_u64 timeout, cqp_u64 *delay) const
 
 cqp_cq *Pool::reap(cqp_u64 now, cqp_u64 timeout)
 {
-	cqp_cq *cq = idle_head_;
-
 	if (!reclaimable())
 		return nullptr;
+
+	cqp_cq *cq = oldest_idle_cq();
+
 	if (!cq || now < cq->idle_since || now - cq->idle_since < timeout)
 		return nullptr;
 	remove(cq);
@@ -512,7 +571,7 @@ cqp_cq *Pool::reap(cqp_u64 now, cqp_u64 timeout)
 
 cqp_cq *Pool::take_idle()
 {
-	cqp_cq *cq = idle_head_;
+	cqp_cq *cq = oldest_idle_cq();
 
 	if (cq)
 		remove(cq);
@@ -521,9 +580,11 @@ cqp_cq *Pool::take_idle()
 
 bool Pool::oldest_idle(cqp_u64 *since) const
 {
-	if (!idle_head_)
+	const cqp_cq *cq = oldest_idle_cq();
+
+	if (!cq)
 		return false;
-	*since = idle_head_->idle_since;
+	*since = cq->idle_since;
 	return true;
 }
 
@@ -531,7 +592,7 @@ void Pool::stats(cqp_pool_stats *st) const
 {
 	*st = cqp_pool_stats{};
 	st->cqs = cqs_;
-	st->idle_cqs = idle_cqs_;
+	st->idle_cqs = idle_cqs();
 	st->cqes = cqes_;
 	for (cqp_u32 i = 0; i < p_.nvec; i++) {
 		st->reserved += vec_[i].reserved;
@@ -545,14 +606,15 @@ cqp_u32 Pool::least_reserved(cqp_u32 n) const
 	cqp_u32 best = 0;
 
 	for (cqp_u32 i = 1; i < n; i++)
-		if (vec_[i].reserved < vec_[best].reserved)
+		if (load_relaxed(vec_[i].reserved) <
+		    load_relaxed(vec_[best].reserved))
 			best = i;
 	return best;
 }
 
 cqp_u64 Pool::vec_reserved(cqp_u32 vec) const
 {
-	return vec < p_.nvec ? vec_[vec].reserved : 0;
+	return vec < p_.nvec ? load_relaxed(vec_[vec].reserved) : 0;
 }
 
 bool Pool::check() const
@@ -588,26 +650,29 @@ bool Pool::check() const
 		if (vs.cqs != v.count || vs.cqes != v.cqes ||
 		    vs.reserved != v.reserved || vs.users != v.users)
 			return false;
+
+		/* The idle list holds the vector's idle CQs, and no other. */
+		cqp_u64 idle = 0;
+
+		for (const cqp_cq *cq = v.idle_head; cq; cq = cq->link.next) {
+			if (!(cq->link.flags & CQ_IDLE) || cq->users ||
+			    cq->vec != i)
+				return false;
+			if (cq->link.next && cq->link.next->link.prev != cq)
+				return false;
+			if (!cq->link.next && cq != v.idle_tail)
+				return false;
+			idle++;
+		}
+		if (idle != vs.idle_cqs || idle != v.idle ||
+		    (!v.idle_head && v.idle_tail))
+			return false;
 		sum.cqs += vs.cqs;
 		sum.cqes += vs.cqes;
 		sum.reserved += vs.reserved;
 		sum.users += vs.users;
-		sum.idle_cqs += vs.idle_cqs;
 	}
-
-	cqp_u64 idle = 0;
-
-	for (const cqp_cq *cq = idle_head_; cq; cq = cq->link.next) {
-		if (!(cq->link.flags & CQ_IDLE) || cq->users)
-			return false;
-		if (cq->link.next && cq->link.next->link.prev != cq)
-			return false;
-		if (!cq->link.next && cq != idle_tail_)
-			return false;
-		idle++;
-	}
-	return idle == sum.idle_cqs && sum.cqs == cqs_ &&
-	       sum.cqes == cqes_ && sum.idle_cqs == idle_cqs_ &&
+	return sum.cqs == cqs_ && sum.cqes == cqes_ &&
 	       (!p_.max_cqs || cqs_ <= p_.max_cqs);
 }
 
@@ -639,10 +704,10 @@ extern "C" int cqp_pool_destroy(cqp_pool *pool)
 	return cqp::Pool::destroy(pool_of(pool));
 }
 
-extern "C" cqp_cq *cqp_pool_try_reserve(cqp_pool *pool, int hint,
-				       cqp_u32 among, cqp_u32 nr_cqe)
+extern "C" cqp_cq *cqp_pool_try_reserve(cqp_pool *pool, cqp_u32 vec,
+				       cqp_u32 nr_cqe)
 {
-	return pool_of(pool)->try_reserve(hint, among, nr_cqe);
+	return pool_of(pool)->try_reserve(vec, nr_cqe);
 }
 
 extern "C" int cqp_pool_reserve(cqp_pool *pool, cqp_u32 vec, cqp_u32 nr_cqe,
@@ -662,6 +727,7 @@ extern "C" int cqp_pool_release(cqp_pool *pool, cqp_cq *cq, cqp_u32 nr_cqe,
 {
 	return pool_of(pool)->release(cq, nr_cqe, now);
 }
+
 
 extern "C" int cqp_pool_add(cqp_pool *pool, cqp_cq *cq, cqp_u32 vec,
 			    cqp_u32 size, cqp_u64 now)

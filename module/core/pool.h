@@ -27,9 +27,17 @@
  * driver cannot resize, new CQs double the vector's entries, up to the
  * same cap.
  *
- * Locking: none inside.  The caller serialises every call on one pool
- * (the glue holds the pool's spinlock).  Nothing here sleeps or allocates
- * except cqp_pool_create().
+ * Reclaim: a vector keeps its idle CQs in the order they went idle; the
+ * reclaim takes the first of whichever vector's went idle the earliest.
+ *
+ * Locking: none inside.  The caller serialises the calls on one pool, in
+ * two ways.  cqp_pool_try_reserve() and cqp_pool_release() touch only
+ * the vector they name (or their CQ's) and that vector's CQs, so each
+ * needs serialising only against calls on the same vector and against
+ * every other call; cqp_pool_pick_vector() and cqp_pool_vec_reserved()
+ * may run beside anything.  Every other call must be serialised against
+ * all calls (the glue holds the pool's lock and every vector's).
+ * Nothing here sleeps or allocates except cqp_pool_create().
  */
 #ifndef CQPOOL_CORE_POOL_H
 #define CQPOOL_CORE_POOL_H
@@ -51,7 +59,8 @@ extern "C" {
  * @link: the ledger's own; do not touch
  *
  * Fields other than @link are read-only for the glue; they are valid
- * while the CQ is in the ledger, under the pool lock.
+ * while the CQ is in the ledger, under the serialisation of its vector
+ * (@vec, which never changes) or of the pool.
  */
 struct cqp_cq {
 	cqp_u32 size;
@@ -63,7 +72,7 @@ struct cqp_cq {
 	struct {
 		struct cqp_cq *left, *right;	/* per-vector treap */
 		struct cqp_cq *lo, *hi;		/* its nodes in order */
-		struct cqp_cq *prev, *next;	/* idle list, oldest first */
+		struct cqp_cq *prev, *next;	/* its vector's idle list */
 		cqp_u32 prio;
 		cqp_u32 flags;
 	} link;
@@ -176,17 +185,19 @@ int cqp_pool_reserve(struct cqp_pool *pool, cqp_u32 vec, cqp_u32 nr_cqe,
 		     struct cqp_cq **cq, struct cqp_plan *plan);
 
 /*
- * The fast path of a get: reserve @nr_cqe entries on the least-used CQ of
- * the vector cqp_pool_pick_vector(@hint, @among) picks, if it has room.
- * The reservation, or NULL with nothing changed: the pool is closed,
- * @nr_cqe is invalid, or the pool must grow (cqp_pool_get() says which).
+ * The fast path of a get, which changes vector @vec alone: reserve
+ * @nr_cqe entries on the vector's least-used CQ, if it has room.  The
+ * reservation, or NULL with nothing changed: the pool is closed,
+ * @nr_cqe or @vec is invalid, or the pool must grow (cqp_pool_get() says
+ * which).
  */
-struct cqp_cq *cqp_pool_try_reserve(struct cqp_pool *pool, int hint,
-				    cqp_u32 among, cqp_u32 nr_cqe);
+struct cqp_cq *cqp_pool_try_reserve(struct cqp_pool *pool, cqp_u32 vec,
+				    cqp_u32 nr_cqe);
 
 /*
- * Give back @nr_cqe entries of one reservation on @cq.  CQP_ERANGE, and
- * nothing changes, when @cq has no user or fewer entries reserved.
+ * Give back @nr_cqe entries of one reservation on @cq, which changes its
+ * vector alone.  CQP_ERANGE, and nothing changes, when @cq has no user
+ * or fewer entries reserved.
  */
 int cqp_pool_release(struct cqp_pool *pool, struct cqp_cq *cq,
 		     cqp_u32 nr_cqe, cqp_u64 now);
@@ -267,15 +278,17 @@ struct cqp_grower {
  * the growth through @g, its result put in the ledger, and another try.
  * CQP_OK with *@cq set; otherwise what cqp_pool_reserve() or @g->grow
  * said, and CQP_ELOOP after CQP_MAX_GROW growths.  *@grown is the
- * growths made.  Called, and returns, with the pool's lock held.
+ * growths made.  Called, and returns, with the pool serialised against
+ * all calls.
  */
 int cqp_pool_get(struct cqp_pool *pool, cqp_u32 vec, cqp_u32 nr_cqe,
 		 struct cqp_grower *g, struct cqp_cq **cq, cqp_u32 *grown);
 
 /*
  * Take out one CQ that has had no user for at least @timeout (in the
- * caller's clock) at @now, oldest first, keeping keep_idle idle CQs;
- * NULL when there is none.  The glue then destroys it.
+ * caller's clock) at @now, oldest first (see Reclaim above), keeping
+ * keep_idle idle CQs; NULL when there is none.  The glue then destroys
+ * it.
  */
 struct cqp_cq *cqp_pool_reap(struct cqp_pool *pool, cqp_u64 now,
 			     cqp_u64 timeout);
@@ -286,7 +299,10 @@ struct cqp_cq *cqp_pool_reap(struct cqp_pool *pool, cqp_u64 now,
  */
 struct cqp_cq *cqp_pool_take_idle(struct cqp_pool *pool);
 
-/* When the oldest idle CQ became idle; false if no CQ is idle. */
+/*
+ * When the idle CQ cqp_pool_reap() takes next became idle; false if no
+ * CQ is idle.
+ */
 int cqp_pool_oldest_idle(const struct cqp_pool *pool, cqp_u64 *since);
 
 /*
@@ -315,6 +331,20 @@ void cqp_pool_get_stats(const struct cqp_pool *pool,
  */
 cqp_u32 cqp_pool_pick_vector(const struct cqp_pool *pool, int hint,
 			     cqp_u32 among);
+
+/*
+ * What cqp_pool_pick_vector() picks for a @hint >= 0 on a pool of @nvec
+ * vectors: inline, for a caller that knows @nvec and would rather not
+ * call.
+ */
+static inline cqp_u32 cqp_hint_vector(cqp_u32 hint, cqp_u32 among,
+				      cqp_u32 nvec)
+{
+	const cqp_u32 n = among && among < nvec ? among : nvec;
+
+	/* Most hints are in range already: spare them a division. */
+	return hint < n ? hint : hint % n;
+}
 /* Entries reserved over the pool's CQs on @vec. */
 cqp_u64 cqp_pool_vec_reserved(const struct cqp_pool *pool, cqp_u32 vec);
 const struct cqp_pool_params *

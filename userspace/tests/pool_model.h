@@ -272,13 +272,23 @@ public:
 			growing_[c->vec] = nullptr;
 	}
 
+	/*
+	 * The CQ the reclaim takes next: of each vector's idle CQs the one
+	 * that went idle first, and of those the one idle since the
+	 * earliest, the lowest vector on a tie.
+	 */
 	const Cq *oldest_idle() const
 	{
+		std::vector<const Cq *> first(p_.nvec, nullptr);
 		const Cq *o = nullptr;
 
 		for (const Cq &c : cqs_)
-			if (!c.users && (!o || c.idle_seq < o->idle_seq))
-				o = &c;
+			if (!c.users && (!first[c.vec] ||
+					 c.idle_seq < first[c.vec]->idle_seq))
+				first[c.vec] = &c;
+		for (const Cq *c : first)
+			if (c && (!o || c->idle_since < o->idle_since))
+				o = c;
 		return o;
 	}
 
@@ -488,7 +498,7 @@ public:
 		g.fail_bits = fail_bits;
 		/* Where the fast path reserves, the loop would not grow. */
 		if (++reserves_ % 2)
-			got_cq = cqp_pool_try_reserve(pool_, int(vec), 0, nr);
+			got_cq = cqp_pool_try_reserve(pool_, vec, nr);
 
 		int got = got_cq ? CQP_OK :
 				   cqp_pool_get(pool_, vec, nr, &g, &got_cq,
@@ -702,9 +712,9 @@ public:
 		if (!expect(want == CQP_EINVAL, "rig: reserve should be bad") ||
 		    !eq(got, want, "bad reserve rc"))
 			return;
-		/* The fast path refuses it too (a hint maps to any vector). */
+		/* The fast path refuses it too. */
 		if (vec < p.nvec &&
-		    !expect(!cqp_pool_try_reserve(pool_, int(vec), 0, nr),
+		    !expect(!cqp_pool_try_reserve(pool_, vec, nr),
 			    "bad reserve: the fast path took it"))
 			return;
 		verify();

@@ -197,10 +197,9 @@ protected:
 	cqp_cq *reserve(cqp_u32 vec, cqp_u32 nr, int *rc_out = nullptr)
 	{
 		Grower g;
-		cqp_cq *cq = cqp_pool_try_reserve(pool, static_cast<int>(vec),
-						  0, nr);
+		cqp_cq *cq = cqp_pool_try_reserve(pool, vec, nr);
 
-		/* The glue's fast path first: a hint in range is the vector. */
+		/* The glue's fast path first. */
 		if (cq) {
 			grown = 0;
 			if (rc_out)
@@ -891,17 +890,20 @@ TEST_F(Pool, GetThatFitsMakesNoGrowth)
 	}
 }
 
-TEST_F(Pool, TheFastPathReservesOnTheVectorThePickNames)
+TEST_F(Pool, TheFastPathReservesOnTheVectorItNames)
 {
 	ASSERT_NE(make(params(3, 1024)), nullptr);
 	cqp_cq *a = add(0, 100), *b = add(1, 100), *c = add(2, 100);
 
-	EXPECT_EQ(cqp_pool_try_reserve(pool, 1, 0, 10), b);
-	EXPECT_EQ(cqp_pool_try_reserve(pool, 5, 0, 10), c); /* 5 % 3 */
-	EXPECT_EQ(cqp_pool_try_reserve(pool, 4, 2, 10), a); /* 4 % 2 */
-	EXPECT_EQ(cqp_pool_try_reserve(pool, -1, 0, 10), a); /* a tie: the first */
+	EXPECT_EQ(cqp_pool_try_reserve(pool, 1, 10), b);
+	EXPECT_EQ(cqp_pool_try_reserve(pool, 2, 10), c);
+	EXPECT_EQ(cqp_pool_try_reserve(pool, 0, 10), a);
+	EXPECT_EQ(cqp_pool_try_reserve(pool, 1, 5), b);
 	EXPECT_EQ(a->users + b->users + c->users, 4u);
-	EXPECT_EQ(stats().reserved, 40u);
+	EXPECT_EQ(stats().reserved, 35u);
+	EXPECT_EQ(stats().idle_cqs, 0u);
+	EXPECT_EQ(cqp_pool_vec_reserved(pool, 1), 15u);
+	EXPECT_EQ(cqp_pool_check(pool), CQP_OK);
 }
 
 TEST_F(Pool, TheFastPathRefusesWhatTheLoopWouldGrowForOrRefuse)
@@ -909,15 +911,41 @@ TEST_F(Pool, TheFastPathRefusesWhatTheLoopWouldGrowForOrRefuse)
 	ASSERT_NE(make(params(2, 64, CQP_POOL_RESIZE)), nullptr);
 	cqp_cq *a = add(0, 32);
 
-	ASSERT_EQ(cqp_pool_try_reserve(pool, 0, 0, 30), a);
+	ASSERT_EQ(cqp_pool_try_reserve(pool, 0, 30), a);
 	std::string before = snapshot();
-	EXPECT_EQ(cqp_pool_try_reserve(pool, 0, 0, 3), nullptr); /* no room */
-	EXPECT_EQ(cqp_pool_try_reserve(pool, 1, 0, 1), nullptr); /* no CQ */
-	EXPECT_EQ(cqp_pool_try_reserve(pool, 0, 0, 0), nullptr);
-	EXPECT_EQ(cqp_pool_try_reserve(pool, 0, 0, 65), nullptr);
+	EXPECT_EQ(cqp_pool_try_reserve(pool, 0, 3), nullptr); /* no room */
+	EXPECT_EQ(cqp_pool_try_reserve(pool, 1, 1), nullptr); /* no CQ */
+	EXPECT_EQ(cqp_pool_try_reserve(pool, 2, 1), nullptr); /* no vector */
+	EXPECT_EQ(cqp_pool_try_reserve(pool, 0, 0), nullptr);
+	EXPECT_EQ(cqp_pool_try_reserve(pool, 0, 65), nullptr);
 	cqp_pool_close(pool);
-	EXPECT_EQ(cqp_pool_try_reserve(pool, 0, 0, 1), nullptr);
+	EXPECT_EQ(cqp_pool_try_reserve(pool, 0, 1), nullptr);
 	EXPECT_EQ(snapshot(), before);
+}
+
+TEST_F(Pool, ReclaimTakesTheVectorWhoseFirstIdleCqIsOldest)
+{
+	ASSERT_NE(make(params(2, 1024)), nullptr);
+	cqp_cq *a = add(0, 64), *b = add(1, 64), *c = add(0, 64);
+	cqp_u64 since = 0;
+
+	/*
+	 * In use, then idle: c at 10, b at 20, a at 30.  Vector 0's list is
+	 * c, a: after c, vector 1's b is the oldest first CQ.
+	 */
+	for (cqp_cq *x : {a, b, c})
+		ASSERT_EQ(cqp_pool_try_reserve(pool, x->vec, 64), x);
+	ASSERT_EQ(cqp_pool_release(pool, c, 64, 10), CQP_OK);
+	ASSERT_EQ(cqp_pool_release(pool, b, 64, 20), CQP_OK);
+	ASSERT_EQ(cqp_pool_release(pool, a, 64, 30), CQP_OK);
+	ASSERT_TRUE(cqp_pool_oldest_idle(pool, &since));
+	EXPECT_EQ(since, 10u);
+	for (cqp_cq *x : {c, b, a}) {
+		EXPECT_EQ(cqp_pool_reap(pool, 100, 0), x);
+		in_pool.erase(x);
+	}
+	EXPECT_EQ(cqp_pool_reap(pool, 100, 0), nullptr);
+	EXPECT_EQ(cqp_pool_check(pool), CQP_OK);
 }
 
 TEST_F(Pool, AFailedAllocationFailsTheGetAndChangesNothing)
