@@ -89,9 +89,16 @@ bool releasable(const cqp_cq *cq, cqp_u32 nr_cqe)
 	return cq->users != 1 || nr_cqe == cq->reserved;
 }
 
+/*
+ * A cache line: gets and puts on different vectors write their vectors'
+ * records at once, from different CPUs (the glue locks each vector
+ * apart), so no two vectors share one.
+ */
+constexpr cqp_size_t LINE = 64;
+
 } // namespace
 
-struct Vector {
+struct alignas(LINE) Vector {
 	Treap<cqp_cq, LessUsed> cqs;
 	cqp_cq *growing;	/* the CQ this vector grows in place, if any */
 	cqp_u32 count;
@@ -115,8 +122,9 @@ struct Vector {
 
 class Pool {
 public:
-	Pool(const cqp_alloc &alloc, const cqp_pool_params &p, Vector *vec)
-		: alloc_(alloc), p_(p), vec_(vec)
+	Pool(const cqp_alloc &alloc, const cqp_pool_params &p, Vector *vec,
+	     void *vec_mem)
+		: alloc_(alloc), p_(p), vec_(vec), vec_mem_(vec_mem)
 	{
 	}
 	Pool(const Pool &) = delete;
@@ -183,6 +191,7 @@ private:
 	const cqp_alloc alloc_;
 	const cqp_pool_params p_;
 	Vector *const vec_;
+	void *const vec_mem_;	/* what vec_ was allocated as */
 	cqp_u64 next_id_ = 1;
 	/* Reservations are counted per vector (Vector), not here. */
 	cqp_u64 cqs_ = 0;
@@ -195,17 +204,22 @@ Pool *Pool::create(const cqp_alloc &alloc, const cqp_pool_params &p)
 	if (!p.nvec || !p.max_cqe || p.cq_size > p.max_cqe)
 		return nullptr;
 
-	auto *vec = static_cast<Vector *>(
-		alloc.zalloc(alloc.ctx, p.nvec * sizeof(Vector)));
-	if (!vec)
+	/* The allocator promises no alignment beyond a pointer's. */
+	void *mem = alloc.zalloc(alloc.ctx, p.nvec * sizeof(Vector) + LINE - 1);
+
+	if (!mem)
 		return nullptr;
+
+	auto *vec = reinterpret_cast<Vector *>(
+		(reinterpret_cast<cqp_size_t>(mem) + LINE - 1) & ~(LINE - 1));
+
 	for (cqp_u32 i = 0; i < p.nvec; i++)
 		new (&vec[i]) Vector();
 
-	Pool *pool = make<Pool>(alloc, alloc, p, vec);
+	Pool *pool = make<Pool>(alloc, alloc, p, vec, mem);
 
 	if (!pool)
-		alloc.free(alloc.ctx, vec);
+		alloc.free(alloc.ctx, mem);
 	return pool;
 }
 
@@ -218,7 +232,7 @@ int Pool::destroy(Pool *pool)
 
 	const cqp_alloc alloc = pool->alloc_;
 
-	alloc.free(alloc.ctx, pool->vec_);
+	alloc.free(alloc.ctx, pool->vec_mem_);
 	unmake(alloc, pool);
 	return CQP_OK;
 }
@@ -271,8 +285,10 @@ cqp_cq *Pool::room(Vector &v, cqp_u32 nr_cqe)
 	return best && free_cqes(best) >= nr_cqe ? best : nullptr;
 }
 
-/* A reservation on @best, which room() found. */
-void Pool::take(Vector &v, cqp_cq *best, cqp_u32 nr_cqe)
+/* A reservation on @best, which room() found; inline in the fast path. */
+inline __attribute__((always_inline)) void Pool::take(Vector &v,
+						      cqp_cq *best,
+						      cqp_u32 nr_cqe)
 {
 	if (!best->users)
 		idle_remove(best);
@@ -287,7 +303,9 @@ void Pool::take(Vector &v, cqp_cq *best, cqp_u32 nr_cqe)
 		v.peak_nr = nr_cqe;
 }
 
-cqp_cq *Pool::try_reserve(cqp_u32 vec, cqp_u32 nr_cqe)
+/* The whole of the fast path, inline in its C entry point. */
+inline __attribute__((always_inline)) cqp_cq *
+Pool::try_reserve(cqp_u32 vec, cqp_u32 nr_cqe)
 {
 	if (closed_ || vec >= p_.nvec || !fits_a_cq(nr_cqe))
 		return nullptr;
