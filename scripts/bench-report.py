@@ -826,8 +826,8 @@ REASONS = {
                 "is cqpool's plus the same. Upstream's own get and put are each one "
                 "call under one lock: the redirection and the table add several "
                 "times what cqpool's get saves (section 1).",
-    "parallel": "A cqpool get or put that fits a CQ in use takes its vector's lock "
-                "alone, and the threads here are on different vectors, as a ULP's "
+    "parallel": "A cqpool get or put that fits takes its vector's lock alone, "
+                "and the threads here are on different vectors, as a ULP's "
                 "queues are, so they share no lock and write no line they share; "
                 "upstream serializes every get and put on the device's "
                 "`cq_pools_lock` with interrupts off. What is left is the host: under "

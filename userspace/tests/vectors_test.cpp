@@ -81,6 +81,12 @@ TEST_F(PickVector, HintMapsModuloVectorCount)
 	EXPECT_EQ(cqp_pool_pick_vector(pool, 4, 0), 1u);
 	EXPECT_EQ(cqp_pool_pick_vector(pool, 302, 0), 2u);
 	EXPECT_EQ(cqp_pool_pick_vector(pool, 0x7fffffff, 0), 0x7fffffffu % 3);
+	/* The glue's inline pick of a hint is the same pick. */
+	for (cqp_u32 h : {0u, 4u, 302u, 0x7fffffffu})
+		for (cqp_u32 among : {0u, 1u, 2u, 3u, 9u})
+			EXPECT_EQ(cqp_hint_vector(h, among, 3),
+				  cqp_pool_pick_vector(pool, int(h), among))
+				<< "hint " << h << " among " << among;
 }
 
 TEST_F(PickVector, NoHintPicksLeastReservedLowestFirst)
