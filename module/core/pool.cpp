@@ -156,8 +156,7 @@ public:
 		if (hint >= 0)
 			return cqp_hint_vector(static_cast<cqp_u32>(hint),
 					       among, p_.nvec);
-		return least_reserved(among && among < p_.nvec ? among
-							      : p_.nvec);
+		return least_reserved(cqp_vectors_among(among, p_.nvec));
 	}
 	cqp_u64 vec_reserved(cqp_u32 vec) const;
 	const cqp_pool_params &params() const
@@ -745,7 +744,6 @@ extern "C" int cqp_pool_release(cqp_pool *pool, cqp_cq *cq, cqp_u32 nr_cqe,
 {
 	return pool_of(pool)->release(cq, nr_cqe, now);
 }
-
 
 extern "C" int cqp_pool_add(cqp_pool *pool, cqp_cq *cq, cqp_u32 vec,
 			    cqp_u32 size, cqp_u64 now)

@@ -332,6 +332,12 @@ void cqp_pool_get_stats(const struct cqp_pool *pool,
 cqp_u32 cqp_pool_pick_vector(const struct cqp_pool *pool, int hint,
 			     cqp_u32 among);
 
+/* The vectors a pick is among, as cqp_pool_pick_vector() says. */
+static inline cqp_u32 cqp_vectors_among(cqp_u32 among, cqp_u32 nvec)
+{
+	return among && among < nvec ? among : nvec;
+}
+
 /*
  * What cqp_pool_pick_vector() picks for a @hint >= 0 on a pool of @nvec
  * vectors: inline, for a caller that knows @nvec and would rather not
@@ -340,11 +346,12 @@ cqp_u32 cqp_pool_pick_vector(const struct cqp_pool *pool, int hint,
 static inline cqp_u32 cqp_hint_vector(cqp_u32 hint, cqp_u32 among,
 				      cqp_u32 nvec)
 {
-	const cqp_u32 n = among && among < nvec ? among : nvec;
+	const cqp_u32 n = cqp_vectors_among(among, nvec);
 
 	/* Most hints are in range already: spare them a division. */
 	return hint < n ? hint : hint % n;
 }
+
 /* Entries reserved over the pool's CQs on @vec. */
 cqp_u64 cqp_pool_vec_reserved(const struct cqp_pool *pool, cqp_u32 vec);
 const struct cqp_pool_params *
