@@ -572,6 +572,65 @@ static int cqpool_bench_storm(struct cqpool_bench_ctx *b)
 }
 
 /*
+ * Grows a CQ of @nr_cqe in place to twice its real size plus one, as a
+ * pool's vector grows its first CQ, and allocates a second CQ of @nr_cqe
+ * instead, which adds as many entries: @iterations of each, the first of
+ * the two alternating, so that neither always finds the other's memory
+ * just freed.
+ */
+static int cqpool_bench_growth(struct cqpool_bench_ctx *b)
+{
+	struct cqpool_bench *a = b->a;
+	struct ib_cq *cq, *second;
+	unsigned int i, grown;
+	int ret = 0;
+	u64 t;
+
+	if (!b->dev->ops.resize_cq)
+		return -EOPNOTSUPP;
+	for (i = 0; i < a->iterations && !ret; i++) {
+		if (READ_ONCE(b->stop))
+			return -ENODEV;
+		if (fatal_signal_pending(current))
+			return -EINTR;
+		cq = ib_alloc_cq(b->dev, NULL, a->nr_cqe, 0, a->poll_ctx);
+		if (IS_ERR(cq))
+			return PTR_ERR(cq);
+		grown = 2 * cq->cqe + 1;
+		if (grown > b->dev->attrs.max_cqe) {
+			ib_free_cq(cq);
+			return -EINVAL;
+		}
+		second = NULL;
+		if (i & 1) {
+			t = ktime_get_ns();
+			second = ib_alloc_cq(b->dev, NULL, a->nr_cqe, 0,
+					     a->poll_ctx);
+			a->put_ns += ktime_get_ns() - t;
+		}
+		t = ktime_get_ns();
+		ret = ib_resize_cq(cq, grown);
+		a->get_ns += ktime_get_ns() - t;
+		if (!(i & 1)) {
+			t = ktime_get_ns();
+			second = ib_alloc_cq(b->dev, NULL, a->nr_cqe, 0,
+					     a->poll_ctx);
+			a->put_ns += ktime_get_ns() - t;
+		}
+		if (IS_ERR(second)) {
+			ret = ret ?: PTR_ERR(second);
+		} else {
+			a->cqs = 2;
+			a->cqes = cq->cqe;
+			a->reserved_cqes = second->cqe;
+			ib_free_cq(second);
+		}
+		ib_free_cq(cq);
+	}
+	return ret;
+}
+
+/*
  * The most CQ entries a run holds at once: its prefill's CQs on every
  * vector, or a storm's reservations.  Upstream's pool keeps its CQs as
  * long as the device lives, so this bounds what a run leaves behind too.
@@ -591,11 +650,25 @@ static bool cqpool_bench_fits(const struct cqpool_bench *a, unsigned int nvec)
 	return cqes <= CQPOOL_BENCH_MAX_CQES;
 }
 
+/* GROWTH's arguments: the verbs alone, of one CQ and then a second. */
+static bool cqpool_bench_growth_valid(const struct cqpool_bench *a)
+{
+	return !a->flags && a->cq_mode == CQPOOL_CQ_PER_QP &&
+	       a->poll_ctx <= CQPOOL_POLL_UNBOUND_WORKQUEUE &&
+	       memchr(a->device, 0, CQPOOL_NAME_LEN) && !a->pad &&
+	       a->nr_cqe && a->nr_cqe <= CQPOOL_BENCH_GROWTH_MAX &&
+	       a->iterations && a->iterations <= CQPOOL_BENCH_GROWTH_ITER &&
+	       !a->prefill && !a->threads;
+}
+
 static bool cqpool_bench_valid(const struct cqpool_bench *a)
 {
 	u32 most = a->kind == CQPOOL_BENCH_STORM ? CQPOOL_MAX_FD_OBJECTS :
 						   CQPOOL_BENCH_MAX_ITER;
 	bool parallel = a->kind == CQPOOL_BENCH_PARALLEL;
+
+	if (a->kind == CQPOOL_BENCH_GROWTH)
+		return cqpool_bench_growth_valid(a);
 
 	switch (a->flags) {
 	case 0:
@@ -663,12 +736,14 @@ static void cqpool_bench_removal(struct cqpool_event_handler *h,
  * the device's shared cqpool pool of @poll_ctx.
  * CQPOOL_CQ_PER_QP allocates and frees one CQ of @nr_cqe per get.
  * PARALLEL runs GET_PUT from @threads kernel threads at once, LATENCY
- * times each of its calls alone.
+ * times each of its calls alone.  GROWTH times the device's resize
+ * against a second CQ, for no pool.
  *
  * Context: process context.
  * Return: 0, -EINVAL for bad arguments, -ENODEV for an unknown device,
  * -ENOENT for CQPOOL_BENCH_F_TAKEOVER without the takeover,
- * -EOPNOTSUPP for one without completion vectors, -ENOSPC for a run
+ * -EOPNOTSUPP for one without completion vectors (GROWTH: without
+ * ib_resize_cq()), -ENOSPC for a run
  * that would hold more than CQPOOL_BENCH_MAX_CQES entries or whose
  * threads the room on a vector would not hold, -EINTR when
  * the caller is killed, or what a get said.
@@ -732,6 +807,8 @@ int cqpool_bench_run(struct cqpool_session *s, void *arg)
 		a->put_ns = 0;
 		if (a->kind == CQPOOL_BENCH_STORM)
 			ret = cqpool_bench_storm(&b);
+		else if (a->kind == CQPOOL_BENCH_GROWTH)
+			ret = cqpool_bench_growth(&b);
 		else
 			ret = cqpool_bench_getput(&b);
 		cqpool_cq_source_exit(&b.src);

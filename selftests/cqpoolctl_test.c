@@ -98,6 +98,29 @@ TEST_F_TIMEOUT(traffic, run_all_modes_side_by_side, 180)
 	EXPECT_EQ(0, wait_no_cqs());
 }
 
+/*
+ * The growth policy's two measurements besides the storms: the device's
+ * resize against a second CQ, and the mixed workload on a pool that never
+ * resizes, which goes with its CQs.
+ */
+TEST(bench_growth_and_mixed_without_resize)
+{
+	ASSERT_EQ(0, ctl("--json bench --kind growth --nr-cqe 100 --iterations 2 --rounds 2"
+			 ON_RXE)) TH_LOG("%s", out);
+	/* rxe makes 127 entries of 100; grown to twice that plus one */
+	EXPECT_NE(NULL, strstr(out, "\"grown_cqes\":255,\"second_cqes\":127,"))
+		TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "\"resize_ratio_rounds\":[")) TH_LOG("%s", out);
+
+	ASSERT_EQ(0, ctl("--json bench --kind mixed --no-resize --modes cqpool --iterations 64"
+			 ON_RXE)) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "\"no_resize\":true")) TH_LOG("%s", out);
+	/* ten rounds of the six sizes (1894 entries), then 33, 129, 385, 1025 */
+	EXPECT_NE(NULL, strstr(out, "\"reserved\":[20512,")) TH_LOG("%s", out);
+	EXPECT_EQ(NULL, strstr(out, "held_after_idle")) TH_LOG("%s", out);
+	EXPECT_EQ(0, wait_no_cqs());
+}
+
 TEST(unknown_device_names_the_fix)
 {
 	EXPECT_EQ(1, ctl("run --mode cqpool --profile nvme-rdma --device nosuch0 --seconds 1"));

@@ -601,6 +601,45 @@ TEST_F(hardening, bench_threads_are_for_parallel_alone)
 	}
 }
 
+/*
+ * GROWTH times the device's verbs alone: no pool, no prefill, no threads,
+ * a first CQ the device can hold twice; and it leaves nothing behind.
+ */
+TEST_F(hardening, bench_growth_is_the_verbs_alone)
+{
+	struct cqpool_bench b = bench_arg(CQPOOL_BENCH_GROWTH, 2);
+
+	/* bench_arg()'s pool and prefill are not GROWTH's */
+	EXPECT_EQ(-1, ioctl(self->fd, CQPOOL_IOC_BENCH, &b));
+	EXPECT_EQ(EINVAL, errno);
+	b.prefill = 0;
+	EXPECT_EQ(-1, ioctl(self->fd, CQPOOL_IOC_BENCH, &b));
+	EXPECT_EQ(EINVAL, errno);
+	b.cq_mode = CQPOOL_CQ_PER_QP;
+	b.iterations = CQPOOL_BENCH_GROWTH_ITER + 1;
+	EXPECT_EQ(-1, ioctl(self->fd, CQPOOL_IOC_BENCH, &b));
+	EXPECT_EQ(EINVAL, errno);
+	b.iterations = 2;
+	b.nr_cqe = CQPOOL_BENCH_GROWTH_MAX + 1;
+	EXPECT_EQ(-1, ioctl(self->fd, CQPOOL_IOC_BENCH, &b));
+	EXPECT_EQ(EINVAL, errno);
+	/* rxe holds 32767 entries at most: not twice this */
+	b.nr_cqe = 32767;
+	EXPECT_EQ(-1, ioctl(self->fd, CQPOOL_IOC_BENCH, &b));
+	EXPECT_EQ(EINVAL, errno);
+	b.nr_cqe = 100;
+	ASSERT_EQ(0, ioctl(self->fd, CQPOOL_IOC_BENCH, &b)) TH_LOG("errno %d", errno);
+	EXPECT_LT(0, b.get_ns);
+	EXPECT_LT(0, b.put_ns);
+	EXPECT_EQ(2, b.cqs);
+	/* the first CQ's real size, doubled plus one; the second's, real */
+	EXPECT_LE(2 * 100 + 1, b.cqes);
+	EXPECT_EQ(1, b.cqes % 2);
+	EXPECT_LE(100, b.reserved_cqes);
+	EXPECT_LE(2 * b.reserved_cqes + 1, b.cqes);
+	EXPECT_EQ(0, users());
+}
+
 /* Percentiles in order, within the total they come from. */
 static void expect_ordered(struct __test_metadata *_metadata, __u64 p50,
 			   __u64 p90, __u64 p99, __u64 max, __u64 total)

@@ -219,7 +219,7 @@ static void ex_bench(void *arg)
 {
 	struct cqpool_bench *b = arg;
 
-	b->kind = rnd(5);
+	b->kind = rnd(CQPOOL_BENCH_GROWTH + 1);
 	b->cq_mode = rnd(3);
 	strcpy(b->device, "rxe0");
 	b->nr_cqe = 1 + rnd(64);
@@ -228,6 +228,11 @@ static void ex_bench(void *arg)
 	if (b->kind == CQPOOL_BENCH_PARALLEL) {
 		b->cq_mode = rnd(2);
 		b->threads = 1 + rnd(4);
+	}
+	if (b->kind == CQPOOL_BENCH_GROWTH) {
+		b->cq_mode = CQPOOL_CQ_PER_QP;
+		b->prefill = 0;
+		b->iterations = 1 + rnd(4);
 	}
 }
 

@@ -576,6 +576,14 @@ enum cqpool_bench_kind {
 	 * batches give their mean.
 	 */
 	CQPOOL_BENCH_LATENCY = 4,
+	/*
+	 * The device's verbs alone, for a pool's growth policy: a CQ of
+	 * @nr_cqe grown in place (ib_resize_cq()) to twice its real size
+	 * plus one, against a second CQ of @nr_cqe (ib_alloc_cq()), which
+	 * adds as many entries; @iterations of each, in turns.  Only with
+	 * CQPOOL_CQ_PER_QP.
+	 */
+	CQPOOL_BENCH_GROWTH = 5,
 };
 
 /*
@@ -593,6 +601,9 @@ enum cqpool_bench_kind {
 #define CQPOOL_BENCH_MAX_CQES	(1U << 23)
 /* The most threads of a PARALLEL run. */
 #define CQPOOL_BENCH_MAX_THREADS	64
+/* The largest first CQ, and the most iterations, of a GROWTH run. */
+#define CQPOOL_BENCH_GROWTH_MAX		65536
+#define CQPOOL_BENCH_GROWTH_ITER	1000
 
 /**
  * struct cqpool_bench - argument of CQPOOL_IOC_BENCH
@@ -609,19 +620,23 @@ enum cqpool_bench_kind {
  *	or CQPOOL_CQ_PER_QP (an ib_alloc_cq() per get, no prefill)
  * @device: in: the RDMA device
  * @poll_ctx: in: enum cqpool_poll_ctx
- * @nr_cqe: in: entries per reservation (1..2048)
+ * @nr_cqe: in: entries per reservation (1..2048); GROWTH: the first
+ *	CQ's (1..CQPOOL_BENCH_GROWTH_MAX, and the device must hold twice
+ *	its real size plus one, else EINVAL)
  * @prefill: in: GET_PUT, CHURN, PARALLEL, LATENCY: CQs per vector
- *	before timing (1..4096)
- * @iterations: in: 1..1000000 (STORM: at most CQPOOL_MAX_FD_OBJECTS)
+ *	before timing (1..4096); STORM, GROWTH: zero
+ * @iterations: in: 1..1000000 (STORM: at most CQPOOL_MAX_FD_OBJECTS;
+ *	GROWTH: at most CQPOOL_BENCH_GROWTH_ITER)
  * @get_ns: out: time in the gets; PARALLEL: the wall time of the run,
  *	from the threads' start to the last one's end; LATENCY: the sum of
- *	the calls' times
+ *	the calls' times; GROWTH: time in ib_resize_cq()
  * @put_ns: out: time in the puts; PARALLEL: 0; LATENCY: the sum of the
- *	calls' times
- * @cqs: out: CQs the pool held at its fullest
+ *	calls' times; GROWTH: time in the second CQ's ib_alloc_cq()
+ * @cqs: out: CQs the pool held at its fullest; GROWTH: 2
  * @pad: zero
- * @cqes: out: their entries
- * @reserved_cqes: out: entries reserved at that point
+ * @cqes: out: their entries; GROWTH: the grown CQ's, real
+ * @reserved_cqes: out: entries reserved at that point; GROWTH: the
+ *	second CQ's, real
  * @threads: in: PARALLEL: 1..CQPOOL_BENCH_MAX_THREADS, no more on a
  *	vector than the room made on it holds at once (else ENOSPC); other
  *	kinds: zero

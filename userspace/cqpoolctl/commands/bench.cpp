@@ -21,7 +21,7 @@
 namespace cqpoolctl {
 
 const CommandSpec bench_spec = {
-	"bench", "--kind getput|churn|storm|parallel|latency|mixed --device DEV [options]",
+	"bench", "--kind getput|churn|storm|parallel|latency|mixed|growth --device DEV [options]",
 	"Times reservations in the kernel (CQPOOL_IOC_BENCH) on a fresh cqpool\n"
 	"pool, on upstream's ib_cq_pool_get() and (with --modes) on one\n"
 	"ib_alloc_cq() per QP, alternating for R rounds, and prints\n"
@@ -37,24 +37,30 @@ const CommandSpec bench_spec = {
 	"          cqpool's shared pool and on upstream's, from userspace:\n"
 	"          CQEs allocated/reserved, users per CQ, CQEs held after\n"
 	"          release and after cqpool's idle timeout\n"
+	"  growth  the device's verbs alone, for a pool's growth: a CQ of\n"
+	"          --nr-cqe grown in place to twice its size, against a\n"
+	"          second CQ of --nr-cqe, --iterations of each a round\n"
 	"getput and churn also give the percentiles of their batches' time per\n"
 	"call, which a host that stops QEMU for a while moves less than the mean.\n"
 	"Upstream's CQs made here stay with the device, as upstream keeps them.",
 	{
-		{"kind", "KIND", "getput|churn|storm|parallel|latency|mixed (default getput)"},
+		{"kind", "KIND", "getput|churn|storm|parallel|latency|mixed|growth "
+				 "(default getput)"},
 		{"device", "DEV", "the RDMA device"},
 		{"modes", "LIST", "cqpool,upstream,perqp (default cqpool,upstream)"},
 		{"prefill", "N", "getput, churn, parallel, latency: full CQs per vector first "
 				 "(default 8)"},
 		{"nr-cqe", "N", "entries per reservation (default 32)"},
-		{"iterations", "N", "operations per round (default 10000; storm 1024; mixed 1024)"},
+		{"iterations", "N", "operations per round (default 10000; storm 1024; mixed 1024; "
+				    "growth 8)"},
 		{"threads", "N", "parallel: kernel threads, thread i on vector i (default 4)"},
 		{"rounds", "R", "A/B rounds (default 5)"},
 		{"poll", "CTX", "softirq|workqueue|unbound (default softirq)"},
 		{"shared", nullptr, "storm: cqpool on the device's shared pool, warm "
 				    "within its idle timeout, not a fresh one"},
 		{"no-resize", nullptr, "storm: cqpool's fresh pool grows by new CQs "
-				       "only, never resizing one"},
+				       "only, never resizing one; mixed: cqpool on such "
+				       "a pool, not the shared one"},
 		{"takeover", nullptr, "upstream's calls through cqpool_takeover.ko, "
 				      "which must be loaded (not with mixed)"},
 		{"json", nullptr, "JSON output"},
@@ -185,8 +191,31 @@ double balance_of(const std::vector<cqpool_cq_get> &g)
 	return worst;
 }
 
+// The name of the pool a --no-resize round makes, to find it by.
+const char *const mixed_pool_name = "mixed-noresize";
+
+// CQs, CQEs and reservations of this file's pool of mixed_round().
+Error owned_pool_counts(Cqpool &cq, const std::string &dev, MixedRound &r)
+{
+	std::vector<cqpool_pool_info> pools;
+	Error e = cq.list_pools(pools);
+
+	if (e)
+		return e;
+	for (const auto &p : pools) {
+		if (dev == p.device && std::string(p.name) == mixed_pool_name) {
+			r.cqs = double(p.cqs);
+			r.cqes = double(p.cqes);
+			return Error();
+		}
+	}
+	return Error(ENOENT, "CQPOOL_IOC_LIST pools", mixed_pool_name);
+}
+
+// With @pool_id (a pool of @fd), the gets are on it, and the round ends
+// after the puts: the pool goes with its CQs, no idle timeout to wait for.
 Error mixed_round(Cqpool &cq, int fd, const std::string &dev, uint32_t mode,
-		  uint32_t poll, uint32_t n, MixedRound &r)
+		  uint32_t poll, uint32_t n, uint32_t pool_id, MixedRound &r)
 {
 	static const uint32_t sizes[] = {33, 129, 385, 1025, 65, 257};
 	std::vector<cqpool_cq_get> g(n);
@@ -197,9 +226,11 @@ Error mixed_round(Cqpool &cq, int fd, const std::string &dev, uint32_t mode,
 	uint64_t t = now_ns();
 	for (uint32_t i = 0; i < n; i++) {
 		g[i] = make_arg<cqpool_cq_get>();
-		g[i].flags = up ? CQPOOL_CQ_GET_UPSTREAM : CQPOOL_CQ_GET_SHARED;
-		g[i].poll_ctx = poll;
-		set_name(g[i].device, dev);
+		g[i].flags = pool_id ? 0 : up ? CQPOOL_CQ_GET_UPSTREAM : CQPOOL_CQ_GET_SHARED;
+		g[i].pool_id = pool_id;
+		g[i].poll_ctx = pool_id ? 0 : poll;
+		if (!pool_id)
+			set_name(g[i].device, dev);
 		g[i].nr_cqe = sizes[i % 6];
 		g[i].vector_hint = -1;
 		if (ioctl(fd, CQPOOL_IOC_CQ_GET, &g[i]) < 0) {
@@ -210,13 +241,16 @@ Error mixed_round(Cqpool &cq, int fd, const std::string &dev, uint32_t mode,
 		r.reserved += g[i].nr_cqe;
 	}
 	r.get_ns = double(now_ns() - t);
-	if (!e)
+	if (!e && pool_id)
+		e = owned_pool_counts(cq, dev, r);
+	else if (!e)
 		e = find_device(cq, dev, d);
-	if (!e) {
+	if (!e && !pool_id) {
 		r.cqs = double(up ? d.upstream_cqs : d.cqs);
 		r.cqes = double(up ? d.upstream_cqes : d.cqes);
-		r.balance = balance_of(g);
 	}
+	if (!e)
+		r.balance = balance_of(g);
 	for (uint32_t i = 0; i < n; i++) {
 		auto p = make_arg<cqpool_destroy>();
 
@@ -224,7 +258,7 @@ Error mixed_round(Cqpool &cq, int fd, const std::string &dev, uint32_t mode,
 		if (ioctl(fd, CQPOOL_IOC_CQ_PUT, &p) < 0 && !e)
 			e = Error(errno, "CQPOOL_IOC_CQ_PUT", dev);
 	}
-	if (e)
+	if (e || pool_id)
 		return e;
 	e = find_device(cq, dev, d);
 	if (e)
@@ -248,8 +282,34 @@ Error mixed_round(Cqpool &cq, int fd, const std::string &dev, uint32_t mode,
 	return Error();
 }
 
+// A pool of @fd on @dev that never resizes a CQ, for a --no-resize round.
+Error make_noresize_pool(int fd, const std::string &dev, uint32_t poll, uint32_t &id)
+{
+	auto c = make_arg<cqpool_pool_create>();
+
+	c.flags = CQPOOL_POOL_NO_RESIZE;
+	set_name(c.device, dev);
+	set_name(c.name, mixed_pool_name);
+	c.poll_ctx = poll;
+	if (ioctl(fd, CQPOOL_IOC_POOL_CREATE, &c) < 0)
+		return Error(errno, "CQPOOL_IOC_POOL_CREATE", dev);
+	id = c.id;
+	return Error();
+}
+
+Error destroy_pool(int fd, uint32_t id)
+{
+	auto d = make_arg<cqpool_destroy>();
+
+	d.id = id;
+	if (ioctl(fd, CQPOOL_IOC_POOL_DESTROY, &d) < 0)
+		return Error(errno, "CQPOOL_IOC_POOL_DESTROY");
+	return Error();
+}
+
 int cmd_mixed(const std::string &dev, const std::vector<uint32_t> &modes,
-	      uint32_t poll, uint32_t n, uint32_t rounds, const Context &ctx)
+	      uint32_t poll, uint32_t n, uint32_t rounds, bool no_resize,
+	      const Context &ctx)
 {
 	Cqpool cq;
 	Error e = open_cqpool(cq);
@@ -264,9 +324,19 @@ int cmd_mixed(const std::string &dev, const std::vector<uint32_t> &modes,
 		for (size_t m = 0; m < modes.size(); m++) {
 			MixedRound r;
 
+			uint32_t pool_id = 0;
+
 			if (modes[m] == CQPOOL_CQ_PER_QP)
 				continue;
-			e = mixed_round(cq, fd, dev, modes[m], poll, n, r);
+			if (no_resize)
+				e = make_noresize_pool(fd, dev, poll, pool_id);
+			if (!e)
+				e = mixed_round(cq, fd, dev, modes[m], poll, n, pool_id, r);
+			if (pool_id) {
+				Error d = destroy_pool(fd, pool_id);
+
+				e = e ? e : d;
+			}
 			if (e) {
 				::close(fd);
 				return fail(e);
@@ -282,7 +352,7 @@ int cmd_mixed(const std::string &dev, const std::vector<uint32_t> &modes,
 	j.begin_object().field("kind", "mixed").field("device", dev);
 	j.field("reservations", n).field("rounds", rounds);
 	j.field("poll_ctx", poll_ctx_name(poll));
-	j.field("idle_timeout_ms", read_idle_timeout_ms());
+	j.field("idle_timeout_ms", read_idle_timeout_ms()).field("no_resize", no_resize);
 	for (size_t m = 0; m < modes.size(); m++) {
 		if (res[m].empty())
 			continue;
@@ -298,9 +368,11 @@ int cmd_mixed(const std::string &dev, const std::vector<uint32_t> &modes,
 		col("cqes", &MixedRound::cqes);
 		col("reserved", &MixedRound::reserved);
 		col("balance", &MixedRound::balance);
-		col("held_after_release", &MixedRound::held_release);
-		col("held_after_idle", &MixedRound::held_idle);
-		col("idle_wait_ms", &MixedRound::idle_wait_ms);
+		if (!no_resize) {
+			col("held_after_release", &MixedRound::held_release);
+			col("held_after_idle", &MixedRound::held_idle);
+			col("idle_wait_ms", &MixedRound::idle_wait_ms);
+		}
 		col("get_wall_ns", &MixedRound::get_ns);
 		j.end_object();
 	}
@@ -313,12 +385,80 @@ int cmd_mixed(const std::string &dev, const std::vector<uint32_t> &modes,
 		if (res[m].empty())
 			continue;
 		const MixedRound &r = res[m].front();
-		std::printf("%s: %.0f CQs of %.0f CQEs for %.0f reserved (%.3fx), "
-			    "balance %.2f; held after release %.0f, after %.0f ms %.0f\n",
-			    bench_mode_name(modes[m]), r.cqs, r.cqes, r.reserved,
-			    r.reserved > 0 ? r.cqes / r.reserved : 0, r.balance,
-			    r.held_release, r.idle_wait_ms, r.held_idle);
+		std::printf("%s%s: %.0f CQs of %.0f CQEs for %.0f reserved (%.3fx), "
+			    "balance %.2f", bench_mode_name(modes[m]),
+			    no_resize ? " (no resize)" : "", r.cqs, r.cqes, r.reserved,
+			    r.reserved > 0 ? r.cqes / r.reserved : 0, r.balance);
+		if (no_resize)
+			std::printf("\n");
+		else
+			std::printf("; held after release %.0f, after %.0f ms %.0f\n",
+				    r.held_release, r.idle_wait_ms, r.held_idle);
 	}
+	return 0;
+}
+
+// --- growth: resize in place against a second CQ ---------------------------------
+
+int cmd_growth(const std::string &dev, uint32_t poll, uint32_t nr_cqe,
+	       uint32_t iterations, uint32_t rounds, const Context &ctx)
+{
+	std::vector<double> resize, second, ratio;
+	Cqpool cq;
+	Error e = open_cqpool(cq);
+	auto b = make_arg<cqpool_bench>();
+
+	if (e)
+		return fail(e);
+	for (uint32_t round = 0; round < rounds; round++) {
+		b = make_arg<cqpool_bench>();
+		b.kind = CQPOOL_BENCH_GROWTH;
+		b.cq_mode = CQPOOL_CQ_PER_QP;
+		set_name(b.device, dev);
+		b.poll_ctx = poll;
+		b.nr_cqe = nr_cqe;
+		b.iterations = iterations;
+		e = cq.bench(b);
+		if (e.err == EINVAL)
+			return fail(describe(e) + " (--nr-cqe or --iterations out of the "
+						  "module's range, or twice --nr-cqe past "
+						  "the device's max_cqe?)");
+		if (e)
+			return fail(e);
+		resize.push_back(double(b.get_ns) / iterations);
+		second.push_back(double(b.put_ns) / iterations);
+		ratio.push_back(second.back() > 0 ? resize.back() / second.back() : 0);
+		if (!ctx.json)
+			std::fprintf(stderr, "bench: round %u/%u\n", round + 1, rounds);
+	}
+	Spread r = spread(resize), n = spread(second), q = spread(ratio);
+
+	if (ctx.json) {
+		Json j;
+
+		j.begin_object().field("kind", "growth").field("device", dev);
+		j.field("nr_cqe", nr_cqe).field("iterations", iterations);
+		j.field("rounds", rounds).field("poll_ctx", poll_ctx_name(poll));
+		j.field("grown_cqes", double(b.cqes)).field("second_cqes", double(b.reserved_cqes));
+		json_spread(j, "resize_ns", r);
+		json_spread(j, "new_cq_ns", n);
+		json_spread(j, "resize_ratio", q);
+		json_samples(j, "resize_ns_rounds", resize);
+		json_samples(j, "new_cq_ns_rounds", second);
+		json_samples(j, "resize_ratio_rounds", ratio);
+		j.end_object();
+		std::printf("%s\n", j.str().c_str());
+		return 0;
+	}
+	std::printf("growth on %s: a CQ of %u CQEs grown in place to %llu, against a "
+		    "second CQ of %llu; %u x %u rounds\n\n", dev.c_str(), nr_cqe,
+		    (unsigned long long)b.cqes, (unsigned long long)b.reserved_cqes,
+		    iterations, rounds);
+	Table t({"", "ns median (min-max)"});
+	t.add({"ib_resize_cq()", spread_cell(r)});
+	t.add({"a second ib_alloc_cq()", spread_cell(n)});
+	t.add({"resize/second (median of rounds)", ratio_str(q.median)});
+	std::fputs(t.render().c_str(), stdout);
 	return 0;
 }
 
@@ -345,9 +485,11 @@ int cmd_bench(const Args &args, const Context &ctx)
 		kind = CQPOOL_BENCH_LATENCY;
 	else if (k == "mixed")
 		mixed = true;
+	else if (k == "growth")
+		kind = CQPOOL_BENCH_GROWTH;
 	else
 		return usage_error(bench_spec, "unknown --kind '" + k +
-				   "' (getput, churn, storm, parallel, latency, mixed)");
+				   "' (getput, churn, storm, parallel, latency, mixed, growth)");
 	if (!device_arg(bench_spec, args, dev))
 		return EXIT_USAGE;
 	if (args.has("poll") && !parse_poll_ctx(args.get("poll"), poll))
@@ -357,12 +499,14 @@ int cmd_bench(const Args &args, const Context &ctx)
 				   "' (cqpool,upstream,perqp)");
 	bool storm = kind == CQPOOL_BENCH_STORM && !mixed;
 	bool parallel = kind == CQPOOL_BENCH_PARALLEL;
+	bool growth = kind == CQPOOL_BENCH_GROWTH;
 	bool pct = kind == CQPOOL_BENCH_LATENCY || kind == CQPOOL_BENCH_GET_PUT ||
 		   kind == CQPOOL_BENCH_CHURN;
 	uint32_t threads = 0;
 	if (!args.get_u32("prefill", 8, 1, 4096, prefill, err) ||
 	    !args.get_u32("nr-cqe", 32, 1, UINT32_MAX, nr_cqe, err) ||
-	    !args.get_u32("iterations", storm || mixed ? 1024 : 10000, 1,
+	    !args.get_u32("iterations", growth ? 8 : storm || mixed ? 1024 : 10000, 1,
+			  growth ? CQPOOL_BENCH_GROWTH_ITER :
 			  storm || mixed ? CQPOOL_MAX_FD_OBJECTS : 1000000, iterations, err) ||
 	    !args.get_u32("rounds", 5, 1, 1000, rounds, err) ||
 	    (parallel && !args.get_u32("threads", 4, 1, CQPOOL_BENCH_MAX_THREADS,
@@ -376,11 +520,23 @@ int cmd_bench(const Args &args, const Context &ctx)
 	bool takeover = args.has("takeover");
 	if (mixed && takeover)
 		return usage_error(bench_spec, "--takeover is for the in-kernel kinds, not mixed");
+	bool no_resize = args.has("no-resize");
+	if (mixed && no_resize && modes != std::vector<uint32_t>{CQPOOL_CQ_POOL})
+		return usage_error(bench_spec, "--kind mixed --no-resize is cqpool's alone: "
+				   "--modes cqpool");
 	if (mixed)
-		return cmd_mixed(dev, modes, poll, iterations, rounds, ctx);
-	bool shared = args.has("shared"), no_resize = args.has("no-resize");
+		return cmd_mixed(dev, modes, poll, iterations, rounds, no_resize, ctx);
+	if (growth && (args.has("modes") || args.has("prefill") || takeover ||
+		       args.has("shared") || args.has("no-resize")))
+		return usage_error(bench_spec, "--kind growth times the device's verbs: "
+				   "no --modes, --prefill, --takeover, --shared or "
+				   "--no-resize");
+	if (growth)
+		return cmd_growth(dev, poll, nr_cqe, iterations, rounds, ctx);
+	bool shared = args.has("shared");
 	if ((shared || no_resize) && !storm)
-		return usage_error(bench_spec, "--shared and --no-resize are for --kind storm");
+		return usage_error(bench_spec, "--shared and --no-resize are for --kind storm "
+				   "(--no-resize also mixed)");
 	if (shared && no_resize)
 		return usage_error(bench_spec, "--shared or --no-resize: the shared pool resizes");
 

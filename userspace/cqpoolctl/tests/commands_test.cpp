@@ -236,6 +236,13 @@ TEST_F(Commands, BenchTakeoverFlagGoesToUpstreamsRunsOnly)
 	EXPECT_EQ(run(bench_cmd, {"--device", "rxe0", "--kind", "mixed", "--takeover"}),
 		  EXIT_USAGE);
 	EXPECT_TRUE(has(err, "--takeover is for the in-kernel kinds, not mixed")) << err;
+	// A pool that never resizes is cqpool's alone.
+	EXPECT_EQ(run(bench_cmd, {"--device", "rxe0", "--kind", "mixed", "--no-resize"}),
+		  EXIT_USAGE);
+	EXPECT_TRUE(has(err, "--kind mixed --no-resize is cqpool's alone")) << err;
+	EXPECT_EQ(run(bench_cmd, {"--device", "rxe0", "--kind", "getput", "--no-resize"}),
+		  EXIT_USAGE);
+	EXPECT_TRUE(has(err, "(--no-resize also mixed)")) << err;
 }
 
 TEST_F(Commands, BenchParallelSendsThreadsAndReportsThroughput)
@@ -283,6 +290,33 @@ TEST_F(Commands, BenchLatencyReportsPercentiles)
 		  0)
 		<< err;
 	EXPECT_FALSE(has(out, "p50")) << out;
+}
+
+TEST_F(Commands, BenchGrowthTimesTheVerbsAlone)
+{
+	EXPECT_EQ(run(bench_cmd, {"--device", "rxe0", "--kind", "growth", "--nr-cqe", "511",
+				  "--rounds", "2"},
+		      true),
+		  0)
+		<< err;
+	EXPECT_TRUE(has(out, R"("kind":"growth")")) << out;
+	EXPECT_TRUE(has(out, R"("iterations":8,)")) << out;
+	EXPECT_TRUE(has(out, R"("grown_cqes":1023,"second_cqes":511,)")) << out;
+	EXPECT_TRUE(has(out, R"("resize_ns":{"median":3000,)")) << out;
+	EXPECT_TRUE(has(out, R"("new_cq_ns_rounds":[2000,2000])")) << out;
+	EXPECT_TRUE(has(out, R"("resize_ratio":{"median":1.5,)")) << out;
+	// No pool: nothing of the pools' options.
+	EXPECT_EQ(run(bench_cmd, {"--device", "rxe0", "--kind", "growth", "--modes", "cqpool"}),
+		  EXIT_USAGE);
+	EXPECT_EQ(run(bench_cmd, {"--device", "rxe0", "--kind", "growth", "--prefill", "1"}),
+		  EXIT_USAGE);
+	EXPECT_EQ(run(bench_cmd, {"--device", "rxe0", "--kind", "growth", "--no-resize"}),
+		  EXIT_USAGE);
+	EXPECT_TRUE(has(err, "--kind growth times the device's verbs")) << err;
+	// The module's range.
+	EXPECT_EQ(run(bench_cmd, {"--device", "rxe0", "--kind", "growth", "--nr-cqe", "65537"}),
+		  EXIT_FAIL);
+	EXPECT_TRUE(has(err, "max_cqe")) << err;
 }
 
 TEST_F(Commands, InjectShowsWhatArrived)

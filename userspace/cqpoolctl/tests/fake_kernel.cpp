@@ -275,6 +275,19 @@ int do_ioctl(int fd, unsigned long req, void *arg)
 		bool storm_flag = b->flags == CQPOOL_BENCH_F_SHARED ||
 				  b->flags == CQPOOL_BENCH_F_NO_RESIZE;
 
+		// GROWTH: the verbs alone; 3 us a resize, 2 us a second CQ.
+		if (size_ok<cqpool_bench>(arg) && b->kind == CQPOOL_BENCH_GROWTH) {
+			if (b->flags || b->cq_mode != CQPOOL_CQ_PER_QP || b->prefill ||
+			    b->threads || !b->nr_cqe || b->nr_cqe > CQPOOL_BENCH_GROWTH_MAX ||
+			    !b->iterations || b->iterations > CQPOOL_BENCH_GROWTH_ITER)
+				return fail(EINVAL);
+			b->get_ns = 3000ULL * b->iterations;
+			b->put_ns = 2000ULL * b->iterations;
+			b->cqs = 2;
+			b->cqes = 2ULL * b->nr_cqe + 1;
+			b->reserved_cqes = b->nr_cqe;
+			return 0;
+		}
 		if (!size_ok<cqpool_bench>(arg) ||
 		    (b->kind == CQPOOL_BENCH_STORM) != !b->prefill ||
 		    (b->flags && !storm_flag &&
