@@ -314,6 +314,35 @@ def summarize(raw):
             mx["held_after_idle_ratio"] = ratio(mx["cqpool"]["held_after_idle"]["median"],
                                                 mx["upstream"]["held_after_idle"]["median"])
         s["mixed"] = mx
+    # The same reservations on a pool that never resizes a CQ.
+    r = raw.get("mixed-noresize")
+    m = r.get("cqpool") if r else None
+    if m:
+        s["mixed_noresize"] = {
+            "cqs": spread(m["cqs"]), "cqes": spread(m["cqes"]),
+            "reserved": spread(m["reserved"]),
+            "allocated_per_reserved": spread([a / b for a, b in zip(m["cqes"], m["reserved"])]),
+            "balance": spread(m["balance"]),
+        }
+
+    # Growth: the device's resize against a second CQ (growth-N).
+    gr = []
+    for name, r in raw.items():
+        if not re.match(r"growth-\d+$", name):
+            continue
+        gr.append({"nr_cqe": r["nr_cqe"], "iterations": r["iterations"],
+                   "grown_cqes": r["grown_cqes"],
+                   "second_cqes": r["second_cqes"],
+                   "resize_us": spread([x / 1e3 for x in r["resize_ns_rounds"]]),
+                   "new_cq_us": spread([x / 1e3 for x in r["new_cq_ns_rounds"]]),
+                   "ratio": median(r["resize_ratio_rounds"]),
+                   "ratio_rounds": spread(r["resize_ratio_rounds"])})
+    if gr:
+        gr.sort(key=lambda g: g["nr_cqe"])
+        cheaper = [g["second_cqes"] for g in gr if g["ratio"] < 1]
+        s["growth"] = {"sizes": gr,
+                       # The largest CQ whose resize cost less than a second CQ.
+                       "crossover_cqes": max(cheaper) if cheaper else None}
 
     # 5. completions
     tr = {}
@@ -658,7 +687,7 @@ def markdown(res):
             w("holds 24 of its largest reservation, later CQs starting at half that size, or")
             w("at that size once the vector holds 20 times it).")
             w("On rxe a resize allocates a new queue and copies the old one into it; a new")
-            w("CQ only allocates.")
+            w("CQ only allocates. What each costs is measured below (growth).")
         w("")
     like = s.get("storm_like")
     if like:
@@ -677,6 +706,38 @@ def markdown(res):
                 w("| %s against %s | %d | %s | %s | %s |" % (
                     label, label, e["samples"], cell(e["cqpool"], 1), cell(e["upstream"], 1),
                     rcell(e["ratio"])))
+        w("")
+
+    g = s.get("growth")
+    if g:
+        w("**Growth on this device, the verbs alone** (`cqpoolctl bench --kind growth`):")
+        w("a CQ grown in place (`ib_resize_cq()`) to twice its size plus one, against")
+        w("a second CQ of its size (`ib_alloc_cq()`), which adds as many entries; %d of"
+          % g["sizes"][0]["iterations"])
+        w("each per round, in turns. The ratio is the median of the rounds' own ratios.")
+        w("")
+        w("| CQ (real entries) | grown to | resize us | second CQ us | resize/second CQ |")
+        w("| ---: | ---: | ---: | ---: | ---: |")
+        for e in g["sizes"]:
+            rr = e["ratio_rounds"]
+            w("| %s | %s | %s | %s | %s (%s–%s) |" % (
+                fmt(e["second_cqes"]), fmt(e["grown_cqes"]), cell(e["resize_us"], 1),
+                cell(e["new_cq_us"], 1), rcell(e["ratio"]), fmt(rr["min"], 2),
+                fmt(rr["max"], 2)))
+        w("")
+        lo = min(e["ratio"] for e in g["sizes"])
+        hi = max(e["ratio"] for e in g["sizes"])
+        if g["crossover_cqes"] is None:
+            w("A resize costs %s to %s a second CQ at every size measured: on this device"
+              % (rcell(lo), rcell(hi)))
+            w("growing in place is never the cheaper way to add entries, so there is no")
+            w("crossover below which the resizes above save time. They are kept for what")
+            w("they buy: CQs of one size on a vector (see the mixed workload on a pool that")
+            w("never resizes, section 3).")
+        else:
+            w("A resize is the cheaper way to add entries up to CQs of %s entries; above,"
+              % fmt(g["crossover_cqes"]))
+            w("a second CQ is.")
         w("")
 
     mx = s.get("mixed")
@@ -718,7 +779,17 @@ def markdown(res):
                         mode, cell(d["cqs"]), cell(d["cqes"]), cell(d["reserved"]),
                         cell(d["allocated_per_reserved"], 3), cell(d["held_after_release"]),
                         cell(d["held_after_idle"])))
+            d = s.get("mixed_noresize")
+            if d:
+                w("| cqpool, new CQs only (no resize) | %s | %s | %s | %s | | |" % (
+                    cell(d["cqs"]), cell(d["cqes"]), cell(d["reserved"]),
+                    cell(d["allocated_per_reserved"], 3)))
             w("")
+            if d:
+                w("The last row is the growth policy's alternative: the same reservations on")
+                w("a pool of cqpool's that grows by new CQs only (`--no-resize`), made for")
+                w("each round and destroyed after it.")
+                w("")
             r = mx.get("held_after_idle_ratio")
             w("Held after release + idle timeout, cqpool/upstream: %s." % (
                 "-" if r is None else "%.2f%%" % (100 * r)))
@@ -736,6 +807,9 @@ def markdown(res):
                 d = mx.get(mode)
                 if d:
                     w("| %s | %s |" % (mode, cell(d["balance"], 2)))
+            d = s.get("mixed_noresize")
+            if d:
+                w("| cqpool, new CQs only (no resize) | %s |" % cell(d["balance"], 2))
             w("")
 
     comp = s.get("completions", [])
@@ -844,12 +918,40 @@ REASONS = {
              "copies the old one and frees it. Growing by new CQs only (above) "
              "allocates each CQ once, but in unequal sizes (each new one doubles "
              "the vector's entries until the cap), over which users spread "
-             "unevenly. The verbs run under the pool's growth mutex, outside its "
+             "unevenly and which leave more allocated ahead of demand. The verbs "
+             "run under the pool's growth mutex, outside its "
              "spinlocks. Warm, neither side allocates: what is left is each get's "
              "and put's own cost (see get/put), and on a warm pool each get moves "
              "its CQ in the vector's treap, as least-used selection spreads the "
              "gets over every CQ.",
 }
+
+
+def growth_cost(s):
+    """What this run measured of the storm's trade: the resizes' price, and
+    what growing without them does to memory and balance."""
+    g, st, nr = s.get("growth"), s.get("storm", {}), s.get("mixed_noresize")
+    mx = s.get("mixed", {}).get("cqpool")
+    out = []
+    if g:
+        rs = [e["ratio"] for e in g["sizes"]]
+        out.append("a resize cost %s to %s a second CQ of the same size at every size "
+                   "from %s to %s entries (growth), so no crossover favours it%s" % (
+                       rcell(min(rs)), rcell(max(rs)), fmt(g["sizes"][0]["second_cqes"]),
+                       fmt(g["sizes"][-1]["second_cqes"]),
+                       "" if g["crossover_cqes"] is None else
+                       " above %s entries" % fmt(g["crossover_cqes"])))
+    if st.get("ratio_noresize") is not None:
+        out.append("growing by new CQs only took %s the default's storm time"
+                   % rcell(st["ratio_noresize"]))
+    if nr and mx:
+        out.append("but on the mixed workload it left allocated/reserved at %.3g "
+                   "(default %.3g, target 1.05) and balance at %.3g (default %.3g, "
+                   "target 1.25): the storm's resizes pay for those two" % (
+                       nr["allocated_per_reserved"]["median"],
+                       mx["allocated_per_reserved"]["median"], nr["balance"]["median"],
+                       mx["balance"]["median"]))
+    return (" In this run: " + "; ".join(out) + ".") if out else ""
 
 
 def takeover_cost(s):
@@ -922,6 +1024,7 @@ def notes(s, tg, cores=None):
                 why = REASONS[k] + {
                     "get/put": lambda: placement_spread(s),
                     "takeover": lambda: takeover_cost(s),
+                    "storm": lambda: growth_cost(s),
                     "parallel": lambda: parallel_ceiling(s, cores),
                 }.get(k, lambda: "")()
                 break

@@ -14,7 +14,8 @@
 # fresh upstream run first on theirs:
 #   workqueue  first 32-CQE reservation (first in the boot), then mixed
 #   softirq    storm (its first upstream round is cold), the storm warm
-#              against warm, then traffic; last, after rxe0 is re-added,
+#              against warm, growth (the verbs alone, no pool), then
+#              traffic; last, after rxe0 is re-added,
 #              the storm cold against cold
 #   unbound    get/put and churn, prefill 1, 64, 1024 in increasing order,
 #              so upstream's list holds exactly the prefilled CQs; then
@@ -110,6 +111,12 @@ bench first32 $ctl bench --kind storm --device $dev --poll workqueue \
 bench mixed $ctl bench --kind mixed --device $dev --poll workqueue \
 	--modes cqpool,upstream --rounds "$rounds"
 
+# 2a. The same reservations on a pool of cqpool's that never resizes a
+#     CQ, made for each round and destroyed after it: what the growth
+#     policy's alternative does to memory and balance.
+bench mixed-noresize $ctl bench --kind mixed --no-resize --device $dev \
+	--poll workqueue --modes cqpool --rounds "$rounds"
+
 # QEMU maps guest RAM on first touch, which makes the first scenario to
 # use a lot of memory pay for it.  One discarded storm round of cqpool and
 # per-QP CQs (not upstream: its softirq list must stay fresh) takes that.
@@ -136,6 +143,14 @@ bench storm-noresize $ctl bench --kind storm --device $dev --poll softirq \
 bench storm-warm $ctl bench --kind storm --device $dev --poll softirq \
 	--modes cqpool,upstream --shared --iterations 4096 --nr-cqe 513 \
 	--rounds "$rounds"
+
+# 3c. How a vector can grow on this device, the verbs alone: a CQ grown in
+#     place to twice its size against a second CQ of the same size, from
+#     a small CQ to the largest rxe can double (max_cqe 32767).
+for n in 63 255 1023 4095 16383; do
+	bench "growth-$n" $ctl bench --kind growth --device $dev --poll softirq \
+		--nr-cqe $n --iterations 8 --rounds "$rounds"
+done
 
 # 4. get/put latency, room in the first CQ upstream scans (getput) and in
 #    the last one (churn).  50,000 pairs a round, about 10-20 ms: one

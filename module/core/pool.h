@@ -25,7 +25,11 @@
  * and is resized in place; later ones start at half the size its CQs
  * reached, or at the cap once the vector is large (CQP_AHEAD).  Where the
  * driver cannot resize, new CQs double the vector's entries, up to the
- * same cap.
+ * same cap.  On rxe a resize costs more than a second CQ of the same size
+ * at every size make bench measures (its growth table): the resizes are
+ * there not to save time but to keep a vector's CQs one size, without
+ * which users spread unevenly and more is allocated ahead of demand (the
+ * mixed workload without resize, in the same report).
  *
  * Reclaim: a vector keeps its idle CQs in the order they went idle; the
  * reclaim takes the first of whichever vector's went idle the earliest.
