@@ -162,7 +162,8 @@ static void cqpool_bench_sample(struct cqpool_bench_ctx *b)
 		return;
 	}
 	if (a->cq_mode == CQPOOL_CQ_POOL ||
-	    a->flags & CQPOOL_BENCH_F_TAKEOVER) {
+	    a->flags & (CQPOOL_BENCH_F_TAKEOVER |
+			CQPOOL_BENCH_F_TAKEOVER_DIRECT)) {
 		cqpool_pool_stats(b->src.pool, &st);
 		a->cqs = st.cqs;
 		a->cqes = st.cqes;
@@ -681,6 +682,7 @@ static bool cqpool_bench_valid(const struct cqpool_bench *a)
 			return false;
 		break;
 	case CQPOOL_BENCH_F_TAKEOVER:
+	case CQPOOL_BENCH_F_TAKEOVER_DIRECT:
 		if (a->cq_mode != CQPOOL_CQ_UPSTREAM)
 			return false;
 		break;
@@ -733,7 +735,9 @@ static void cqpool_bench_removal(struct cqpool_event_handler *h,
  * CQPOOL_CQ_UPSTREAM runs on the device's own pool, whose CQs upstream
  * keeps; they count in the next upstream run.  With
  * CQPOOL_BENCH_F_TAKEOVER the same calls go through cqpool_takeover.ko to
- * the device's shared cqpool pool of @poll_ctx.
+ * the device's shared cqpool pool of @poll_ctx; with
+ * CQPOOL_BENCH_F_TAKEOVER_DIRECT the takeover's functions are called
+ * without the livepatch.
  * CQPOOL_CQ_PER_QP allocates and frees one CQ of @nr_cqe per get.
  * PARALLEL runs GET_PUT from @threads kernel threads at once, LATENCY
  * times each of its calls alone.  GROWTH times the device's resize
@@ -741,7 +745,7 @@ static void cqpool_bench_removal(struct cqpool_event_handler *h,
  *
  * Context: process context.
  * Return: 0, -EINVAL for bad arguments, -ENODEV for an unknown device,
- * -ENOENT for CQPOOL_BENCH_F_TAKEOVER without the takeover,
+ * -ENOENT for CQPOOL_BENCH_F_TAKEOVER or _DIRECT without the takeover,
  * -EOPNOTSUPP for one without completion vectors (GROWTH: without
  * ib_resize_cq()), -ENOSPC for a run
  * that would hold more than CQPOOL_BENCH_MAX_CQES entries or whose
@@ -796,9 +800,11 @@ int cqpool_bench_run(struct cqpool_session *s, void *arg)
 			goto out_unhold;
 		}
 	}
-	if (a->flags & CQPOOL_BENCH_F_TAKEOVER)
-		ret = cqpool_cq_source_init_takeover(&b.src, b.dev,
-						     a->poll_ctx);
+	if (a->flags & (CQPOOL_BENCH_F_TAKEOVER |
+			CQPOOL_BENCH_F_TAKEOVER_DIRECT))
+		ret = cqpool_cq_source_init_takeover(&b.src, b.dev, a->poll_ctx,
+						     a->flags &
+						     CQPOOL_BENCH_F_TAKEOVER_DIRECT);
 	else
 		ret = cqpool_cq_source_init(&b.src, a->cq_mode, b.dev, b.pool,
 					    a->poll_ctx);

@@ -3,6 +3,7 @@
  * Where the harness's CQs come from (see cq_source.h).
  */
 #include <linux/atomic.h>
+#include <linux/module.h>
 #include <uapi/linux/cqpool.h>
 #include <cqpool/takeover.h>
 
@@ -56,17 +57,32 @@ int cqpool_cq_source_init(struct cqpool_cq_source *src, u32 mode,
 	return -EINVAL;
 }
 
+/* Drops the takeover's functions a direct source holds. */
+static void cqpool_cq_source_drop_takeover(struct cqpool_cq_source *src)
+{
+	if (src->tk_get)
+		symbol_put(cqpool_takeover_get);
+	if (src->tk_put)
+		symbol_put(cqpool_takeover_put);
+	src->tk_get = NULL;
+	src->tk_put = NULL;
+}
+
 /**
  * cqpool_cq_source_init_takeover() - upstream's calls, taken over
  * @src: filled in
  * @dev: the device the CQs are for, held by the caller
  * @poll_ctx: the poll context of the CQs
+ * @direct: call the takeover's functions directly, not through
+ *	ib_cq_pool_get() and ib_cq_pool_put()
  *
  * ib_cq_pool_get() and ib_cq_pool_put(), as CQPOOL_CQ_UPSTREAM calls
  * them, while cqpool_takeover.ko has them: what a ULP pays on cqpool's
- * shared pool through the takeover.  A disable meanwhile is safe, as the
- * takeover still takes back what it handed out, but the calls after it
- * are upstream's own: the caller keeps it enabled for the run.
+ * shared pool through the takeover.  With @direct, the same minus the
+ * livepatch's redirection (plus an indirect call).  A disable meanwhile is
+ * safe, as the takeover still takes back what it handed out, but the
+ * calls after it are upstream's own: the caller keeps it enabled for the
+ * run.
  *
  * Context: process context.
  * Return: 0, -ENOENT while the takeover does not have the calls, or
@@ -74,7 +90,7 @@ int cqpool_cq_source_init(struct cqpool_cq_source *src, u32 mode,
  */
 int cqpool_cq_source_init_takeover(struct cqpool_cq_source *src,
 				   struct ib_device *dev,
-				   enum ib_poll_context poll_ctx)
+				   enum ib_poll_context poll_ctx, bool direct)
 {
 	*src = (struct cqpool_cq_source){
 		.mode = CQPOOL_CQ_UPSTREAM,
@@ -83,16 +99,27 @@ int cqpool_cq_source_init_takeover(struct cqpool_cq_source *src,
 	};
 	if (!cqpool_takeover_active())
 		return -ENOENT;
+	if (direct) {
+		/* A module reference each: the takeover stays for the run. */
+		src->tk_get = symbol_get(cqpool_takeover_get);
+		src->tk_put = symbol_get(cqpool_takeover_put);
+		if (!src->tk_get || !src->tk_put) {
+			cqpool_cq_source_drop_takeover(src);
+			return -ENOENT;
+		}
+	}
 	/* Where the takeover reserves, held for the run's counts only. */
 	src->pool = cqpool_device_pool(dev, poll_ctx);
-	if (IS_ERR(src->pool))
+	if (IS_ERR(src->pool)) {
+		cqpool_cq_source_drop_takeover(src);
 		return PTR_ERR(src->pool);
+	}
 	src->shared = true;
 	return 0;
 }
 
 /**
- * cqpool_cq_source_exit() - undo cqpool_cq_source_init()
+ * cqpool_cq_source_exit() - undo cqpool_cq_source_init() or _init_takeover()
  * @src: a source whose CQs are all put
  *
  * Context: any context (the last put of a shared pool only queues work).
@@ -103,6 +130,7 @@ void cqpool_cq_source_exit(struct cqpool_cq_source *src)
 		cqpool_pool_put(src->pool);
 	src->shared = false;
 	src->pool = NULL;
+	cqpool_cq_source_drop_takeover(src);
 }
 
 /**
@@ -131,6 +159,9 @@ struct ib_cq *cqpool_cq_source_get(struct cqpool_cq_source *src,
 	if (hook || !nr_cqe || nr_cqe > src->dev->attrs.max_cqe ||
 	    vector_hint < -1)
 		return ERR_PTR(-EINVAL);
+	if (src->tk_get)
+		return src->tk_get(src->dev, nr_cqe, vector_hint,
+				   src->poll_ctx);
 	if (src->mode == CQPOOL_CQ_UPSTREAM)
 		return ib_cq_pool_get(src->dev, nr_cqe, vector_hint,
 				      src->poll_ctx);
@@ -153,6 +184,8 @@ void cqpool_cq_source_put(struct cqpool_cq_source *src, struct ib_cq *cq,
 {
 	if (src->mode == CQPOOL_CQ_POOL)
 		cqpool_cq_put(cq, nr_cqe, hook);
+	else if (src->tk_put)
+		src->tk_put(cq, nr_cqe);
 	else if (src->mode == CQPOOL_CQ_UPSTREAM)
 		ib_cq_pool_put(cq, nr_cqe);
 	else

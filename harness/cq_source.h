@@ -11,6 +11,7 @@
 #include <rdma/ib_verbs.h>
 
 #include <cqpool/cqpool.h>
+#include <cqpool/takeover.h>
 
 /**
  * struct cqpool_cq_source - one place CQs come from
@@ -21,6 +22,9 @@
  *	over CQPOOL_CQ_UPSTREAM: that shared pool, for counts only
  * @shared: @pool is the shared pool
  * @poll_ctx: of upstream's pool, or of a CQ per QP
+ * @tk_get: taken over CQPOOL_CQ_UPSTREAM called directly: the takeover's
+ *	cqpool_takeover_get(), which the source holds
+ * @tk_put: with @tk_get, cqpool_takeover_put()
  */
 struct cqpool_cq_source {
 	u32 mode;
@@ -28,6 +32,10 @@ struct cqpool_cq_source {
 	struct cqpool *pool;
 	bool shared;
 	enum ib_poll_context poll_ctx;
+	struct ib_cq *(*tk_get)(struct ib_device *dev, unsigned int nr_cqe,
+				int comp_vector_hint,
+				enum ib_poll_context poll_ctx);
+	void (*tk_put)(struct ib_cq *cq, unsigned int nr_cqe);
 };
 
 int cqpool_cq_source_init(struct cqpool_cq_source *src, u32 mode,
@@ -35,7 +43,7 @@ int cqpool_cq_source_init(struct cqpool_cq_source *src, u32 mode,
 			  enum ib_poll_context poll_ctx);
 int cqpool_cq_source_init_takeover(struct cqpool_cq_source *src,
 				   struct ib_device *dev,
-				   enum ib_poll_context poll_ctx);
+				   enum ib_poll_context poll_ctx, bool direct);
 void cqpool_cq_source_exit(struct cqpool_cq_source *src);
 struct ib_cq *cqpool_cq_source_get(struct cqpool_cq_source *src,
 				   unsigned int nr_cqe, int vector_hint,

@@ -133,8 +133,8 @@ def summarize(raw):
     #     the takeover on cqpool's, one round of each at a time
     tk, pairs = {}, {}
     ids = sorted({int(k.rsplit("-", 1)[1]) for k in raw
-                  if re.fullmatch(r"takeover-(off|on)-\d+", k)})
-    for side in ("off", "on"):
+                  if re.fullmatch(r"takeover-(off|on|direct)-\d+", k)})
+    for side in ("off", "on", "direct"):
         rounds = [bench_series(raw.get("takeover-%s-%d" % (side, i), {}), "upstream")
                   for i in ids]
         # get+put of each round, None where the round has none
@@ -146,6 +146,13 @@ def summarize(raw):
                         for op in ("get", "put")}
     if "off" in tk and "on" in tk:
         tk["getput_ratio"], tk["getput_ratio_rounds"] = paired(pairs["on"], pairs["off"])
+        if "direct" in tk:
+            # The livepatch's redirection: through it less around it, per
+            # round, over upstream's own get+put of the same round.
+            redir = [on - d if on is not None and d is not None else None
+                     for on, d in zip(pairs["on"], pairs["direct"])]
+            tk["redirect_ns"] = spread([r for r in redir if r is not None])
+            tk["redirect_ratio"], tk["redirect_ratio_rounds"] = paired(redir, pairs["off"])
         s["takeover"] = tk
 
     # 1b. per-call latency: each round's percentiles, their spread over
@@ -573,7 +580,20 @@ def markdown(res):
         w("| upstream's own | %s | %s | |" % (cell(tk["off"]["get_ns"]), cell(tk["off"]["put_ns"])))
         w("| through the takeover | %s | %s | %s |" % (
             cell(tk["on"]["get_ns"]), cell(tk["on"]["put_ns"]), rcell(tk.get("getput_ratio"))))
+        d = tk.get("direct")
+        if d:
+            w("| the takeover's functions, called directly | %s | %s | |" % (
+                cell(d["get_ns"]), cell(d["put_ns"])))
         w("")
+        if d:
+            w("The last row (`bench --takeover-direct`, in the same rounds) calls the")
+            w("takeover's replacements of the two functions without the livepatch, through a")
+            w("function pointer. Through the livepatch less that, per round, is what the")
+            w("redirection alone costs a get+put: %s ns, %s upstream's own whole get+put"
+              % (cell(tk["redirect_ns"]), rcell(tk["redirect_ratio"])))
+            w("(the median of the rounds' own ratios). The direct calls pay an indirect call")
+            w("through a retpoline that the patched ones do not, so this understates it.")
+            w("")
 
     place = s.get("placement")
     if place:
@@ -967,12 +987,31 @@ def takeover_cost(s):
     get = med(tk["on"], "get") - med(own, "get")
     put = med(tk["on"], "put") - med(own, "put")
     upstream = med(tk["off"], "get") + med(tk["off"], "put")
-    return (" In this run the takeover's get took %s ns more than cqpool's own at 1 CQ "
-            "per vector (section 1) and its put %s ns more: %.1fx upstream's whole "
-            "get+put (%s ns)%s." % (
-                fmt(get), fmt(put), (get + put) / upstream, fmt(upstream),
-                ", which no saving inside cqpool can make up" if get + put >= upstream
-                else ""))
+    out = (" In this run the takeover's get took %s ns more than cqpool's own at 1 CQ "
+           "per vector (section 1) and its put %s ns more: %.1fx upstream's whole "
+           "get+put (%s ns)%s." % (
+               fmt(get), fmt(put), (get + put) / upstream, fmt(upstream),
+               ", which no saving inside cqpool can make up" if get + put >= upstream
+               else ""))
+    d = tk.get("direct")
+    if d and tk.get("redirect_ns"):
+        redirect = tk["redirect_ns"]["median"]
+        own_pair = med(own, "get") + med(own, "put")
+        books = med(d, "get") + med(d, "put") - own_pair
+        floor = (own_pair + redirect) / upstream
+        out += (" The livepatch's redirection alone took %s ns a get+put (the takeover's "
+                "functions called directly, against through the patch); with cqpool's "
+                "own get+put (%s ns) that is %.2fx upstream's whole get+put" % (
+                    fmt(redirect), fmt(own_pair), floor))
+        out += (", so no takeover by livepatch reaches the target on this cqpool, "
+                "whatever it keeps; the takeover's bookkeeping (the device's pool "
+                "found, the table of reservations, the mirror in `cqe_used`, and the "
+                "direct row's indirect call) adds %s ns on top." % fmt(books)
+                if floor >= 1.0 else
+                "; the rest, %s ns, is the takeover's bookkeeping (the device's pool "
+                "found, the table of reservations, the mirror in `cqe_used`), where "
+                "the difference would have to be saved." % fmt(books))
+    return out
 
 
 def placement_spread(s):

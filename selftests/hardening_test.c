@@ -460,7 +460,7 @@ TEST_F(hardening, bench_storm_flags_are_for_a_storm_on_cqpool_only)
 	EXPECT_EQ(-1, ioctl(self->fd, CQPOOL_IOC_BENCH, &b));
 	EXPECT_EQ(EINVAL, errno);
 	b.cq_mode = CQPOOL_CQ_POOL;
-	b.flags = CQPOOL_BENCH_F_TAKEOVER << 1;
+	b.flags = CQPOOL_BENCH_F_TAKEOVER_DIRECT << 1;
 	EXPECT_EQ(-1, ioctl(self->fd, CQPOOL_IOC_BENCH, &b));
 	EXPECT_EQ(EINVAL, errno);
 	/* the shared pool resizes: not both */
@@ -488,11 +488,13 @@ TEST_F(hardening, bench_storm_flags_are_for_a_storm_on_cqpool_only)
 
 /*
  * The takeover's path: upstream's calls only, and only while the takeover
- * has them; then they reach cqpool's shared pool.
+ * has them; then they reach cqpool's shared pool, through the livepatch
+ * or with the takeover's functions called directly.
  */
 TEST_F(hardening, bench_takeover_flag_is_for_upstreams_calls_taken_over)
 {
 	const char *missing = takeover_missing();
+	struct cqpool_bench direct;
 	struct cqpool_bench b = {
 		.size = sizeof(b),
 		.flags = CQPOOL_BENCH_F_TAKEOVER,
@@ -515,6 +517,12 @@ TEST_F(hardening, bench_takeover_flag_is_for_upstreams_calls_taken_over)
 	b.flags = CQPOOL_BENCH_F_TAKEOVER | CQPOOL_BENCH_F_SHARED;
 	EXPECT_EQ(-1, ioctl(self->fd, CQPOOL_IOC_BENCH, &b));
 	EXPECT_EQ(EINVAL, errno);
+	b.flags = CQPOOL_BENCH_F_TAKEOVER_DIRECT | CQPOOL_BENCH_F_TAKEOVER;
+	EXPECT_EQ(-1, ioctl(self->fd, CQPOOL_IOC_BENCH, &b));
+	EXPECT_EQ(EINVAL, errno);
+	b.flags = CQPOOL_BENCH_F_TAKEOVER_DIRECT;
+	EXPECT_EQ(-1, ioctl(self->fd, CQPOOL_IOC_BENCH, &b));
+	EXPECT_EQ(ENOENT, errno) TH_LOG("without the takeover loaded");
 	b.flags = CQPOOL_BENCH_F_TAKEOVER;
 	EXPECT_EQ(-1, ioctl(self->fd, CQPOOL_IOC_BENCH, &b));
 	EXPECT_EQ(ENOENT, errno) TH_LOG("without the takeover loaded");
@@ -523,17 +531,27 @@ TEST_F(hardening, bench_takeover_flag_is_for_upstreams_calls_taken_over)
 		SKIP(return, "%s", missing);
 
 	/* Unloaded before any check, so that no later test finds it. */
+	direct = b;
+	direct.flags = CQPOOL_BENCH_F_TAKEOVER_DIRECT;
 	ASSERT_EQ(0, takeover_load());
 	ret = ioctl(self->fd, CQPOOL_IOC_BENCH, &b);
 	err = errno;
+	if (!ret) {
+		ret = ioctl(self->fd, CQPOOL_IOC_BENCH, &direct);
+		err = errno;
+	}
 	ASSERT_EQ(0, takeover_unload());
 	ASSERT_EQ(0, ret) TH_LOG("taken over: errno %d", err);
-	/* the storm's reservations were on cqpool's shared pool */
+	/* both storms' reservations were on cqpool's shared pool */
 	EXPECT_LE(1, b.cqs);
 	EXPECT_EQ(64 * 16, b.reserved_cqes);
+	EXPECT_LE(1, direct.cqs);
+	EXPECT_EQ(64 * 16, direct.reserved_cqes);
 	EXPECT_EQ(0, users());
-	/* upstream's own again: refused with the flag */
+	/* upstream's own again: refused with either flag */
 	EXPECT_EQ(-1, ioctl(self->fd, CQPOOL_IOC_BENCH, &b));
+	EXPECT_EQ(ENOENT, errno);
+	EXPECT_EQ(-1, ioctl(self->fd, CQPOOL_IOC_BENCH, &direct));
 	EXPECT_EQ(ENOENT, errno);
 }
 

@@ -194,15 +194,25 @@ static void tk_release(struct tk_res *res)
 	kfree(res);
 }
 
-/*
- * Replaces ib_cq_pool_get(): the same arguments and contract, served by
- * cqpool's shared pool of the device and poll context.  A vector hint of
- * -1 picks cqpool's least-loaded vector rather than upstream's round
- * robin.
+/**
+ * cqpool_takeover_get() - what ib_cq_pool_get() runs while patched
+ * @dev: the RDMA device
+ * @nr_cqe: entries to reserve
+ * @comp_vector_hint: a completion vector, or -1
+ * @poll_ctx: a poll context cqpool pools
+ *
+ * The same arguments and contract as ib_cq_pool_get(), served by cqpool's
+ * shared pool of the device and poll context.  A vector hint of -1 picks
+ * cqpool's least-loaded vector rather than upstream's round robin.
+ * Exported for the harness alone, whose benchmark calls it directly to
+ * tell the livepatch's redirection from the rest of what a ULP pays.
+ *
+ * Context: process context.
+ * Return: the CQ, or an ERR_PTR as ib_cq_pool_get() returns.
  */
-static struct ib_cq *tk_cq_pool_get(struct ib_device *dev,
-				    unsigned int nr_cqe, int comp_vector_hint,
-				    enum ib_poll_context poll_ctx)
+struct ib_cq *cqpool_takeover_get(struct ib_device *dev, unsigned int nr_cqe,
+				  int comp_vector_hint,
+				  enum ib_poll_context poll_ctx)
 {
 	struct ib_cq *cq;
 
@@ -223,6 +233,7 @@ static struct ib_cq *tk_cq_pool_get(struct ib_device *dev,
 	}
 	return cq;
 }
+EXPORT_SYMBOL_NS_GPL(cqpool_takeover_get, CQPOOL_HARNESS);
 
 /* What ib_cq_pool_put() of Linux 6.1 does, for a CQ of ib_core's pool. */
 static void tk_upstream_put(struct ib_cq *cq, unsigned int nr_cqe)
@@ -235,12 +246,19 @@ static void tk_upstream_put(struct ib_cq *cq, unsigned int nr_cqe)
 	spin_unlock_irq(&cq->device->cq_pools_lock);
 }
 
-/*
- * Replaces ib_cq_pool_put(): a reservation made through the takeover goes
- * back to cqpool, anything else is upstream's.  May sleep, as every
- * in-tree caller allows (they call it while tearing down a queue).
+/**
+ * cqpool_takeover_put() - what ib_cq_pool_put() runs while patched
+ * @cq: a CQ of ib_cq_pool_get(), before or since the patch
+ * @nr_cqe: the entries reserved with it
+ *
+ * A reservation made through the takeover goes back to cqpool, anything
+ * else is upstream's.  Exported for the harness alone, as
+ * cqpool_takeover_get().
+ *
+ * Context: process context; may sleep, as every in-tree caller allows
+ * (they call it while tearing down a queue).
  */
-static void tk_cq_pool_put(struct ib_cq *cq, unsigned int nr_cqe)
+void cqpool_takeover_put(struct ib_cq *cq, unsigned int nr_cqe)
 {
 	might_sleep();
 	if (!tk_put_tracked(cq, nr_cqe)) {
@@ -258,6 +276,7 @@ static void tk_cq_pool_put(struct ib_cq *cq, unsigned int nr_cqe)
 		tk_upstream_put(cq, nr_cqe);
 	}
 }
+EXPORT_SYMBOL_NS_GPL(cqpool_takeover_put, CQPOOL_HARNESS);
 
 /*
  * Takes out of the table, into @done, the reservations on @cq that were
@@ -359,10 +378,10 @@ static void tk_post_unpatch(struct klp_object *obj)
 static struct klp_func tk_funcs[] = {
 	{
 		.old_name = "ib_cq_pool_get",
-		.new_func = tk_cq_pool_get,
+		.new_func = cqpool_takeover_get,
 	}, {
 		.old_name = "ib_cq_pool_put",
-		.new_func = tk_cq_pool_put,
+		.new_func = cqpool_takeover_put,
 	}, { }
 };
 

@@ -174,9 +174,11 @@ bench latency-1 $ctl bench --kind latency --device $dev --poll unbound \
 
 # 4a. What a ULP pays through the takeover: upstream's get/put timed on
 #     upstream's own pool, then through cqpool_takeover.ko on cqpool's
-#     shared pool, alternating, one of each per round.  After the get/put
-#     scenarios, whose upstream list on this poll context it leaves as
-#     they made it: with the takeover, the gets reach cqpool's pool.
+#     shared pool, then the takeover's functions called directly (the
+#     same less the livepatch's redirection), alternating, one of each
+#     per round.  After the get/put scenarios, whose upstream list on
+#     this poll context it leaves as they made it: with the takeover, the
+#     gets reach cqpool's pool.
 r=1
 while [ $r -le "$rounds" ]; do
 	bench "takeover-off-$r" $ctl bench --kind getput --device $dev \
@@ -187,6 +189,10 @@ while [ $r -le "$rounds" ]; do
 		bench "takeover-on-$r" $ctl bench --kind getput --device $dev \
 			--poll unbound --modes upstream --takeover --prefill 1 \
 			--nr-cqe 32 --iterations $pairs --rounds 1
+		bench "takeover-direct-$r" $ctl bench --kind getput \
+			--device $dev --poll unbound --modes upstream \
+			--takeover-direct --prefill 1 --nr-cqe 32 \
+			--iterations $pairs --rounds 1
 	else
 		echo "BENCH-FAIL takeover-on-$r rc=load" >>"$out"
 		status=1

@@ -592,11 +592,14 @@ enum cqpool_bench_kind {
  * by new CQs alone, never resizing one (NO_RESIZE, as CQPOOL_F_NO_RESIZE).
  * For CQPOOL_CQ_UPSTREAM only: ib_cq_pool_get() and ib_cq_pool_put()
  * while cqpool_takeover.ko has them, that is what a ULP pays on cqpool's
- * shared pool through the takeover (TAKEOVER).
+ * shared pool through the takeover (TAKEOVER); or the takeover's own
+ * functions for them called directly, the same minus the livepatch's
+ * redirection (TAKEOVER_DIRECT).
  */
 #define CQPOOL_BENCH_F_SHARED		(1U << 0)
 #define CQPOOL_BENCH_F_NO_RESIZE	(1U << 1)
 #define CQPOOL_BENCH_F_TAKEOVER		(1U << 2)
+#define CQPOOL_BENCH_F_TAKEOVER_DIRECT	(1U << 3)
 /* The most entries a benchmark run holds at once (struct cqpool_bench). */
 #define CQPOOL_BENCH_MAX_CQES	(1U << 23)
 /* The most threads of a PARALLEL run. */
@@ -609,14 +612,15 @@ enum cqpool_bench_kind {
  * struct cqpool_bench - argument of CQPOOL_IOC_BENCH
  * @size: in: sizeof(struct cqpool_bench)
  * @flags: in: one of CQPOOL_BENCH_F_SHARED, CQPOOL_BENCH_F_NO_RESIZE,
- *	CQPOOL_BENCH_F_TAKEOVER, or zero
+ *	CQPOOL_BENCH_F_TAKEOVER, CQPOOL_BENCH_F_TAKEOVER_DIRECT, or zero
  * @kind: in: enum cqpool_bench_kind
  * @cq_mode: in: CQPOOL_CQ_POOL (a fresh owned pool; with
  *	CQPOOL_BENCH_F_SHARED, for a STORM only, the device's shared pool of
  *	@poll_ctx, which keeps its CQs for the idle timeout; with
  *	CQPOOL_BENCH_F_NO_RESIZE, a fresh pool that never resizes a CQ),
- *	CQPOOL_CQ_UPSTREAM (with CQPOOL_BENCH_F_TAKEOVER, through
- *	cqpool_takeover.ko: ENOENT while it does not have the calls),
+ *	CQPOOL_CQ_UPSTREAM (with CQPOOL_BENCH_F_TAKEOVER or _DIRECT,
+ *	through cqpool_takeover.ko: ENOENT while it does not have the
+ *	calls),
  *	or CQPOOL_CQ_PER_QP (an ib_alloc_cq() per get, no prefill)
  * @device: in: the RDMA device
  * @poll_ctx: in: enum cqpool_poll_ctx

@@ -63,6 +63,8 @@ const CommandSpec bench_spec = {
 				       "a pool, not the shared one"},
 		{"takeover", nullptr, "upstream's calls through cqpool_takeover.ko, "
 				      "which must be loaded (not with mixed)"},
+		{"takeover-direct", nullptr, "as --takeover, with the takeover's functions "
+					     "called directly, not through the livepatch"},
 		{"json", nullptr, "JSON output"},
 	},
 };
@@ -517,7 +519,10 @@ int cmd_bench(const Args &args, const Context &ctx)
 	if (parallel && std::count(modes.begin(), modes.end(), CQPOOL_CQ_PER_QP))
 		return usage_error(bench_spec, "--kind parallel compares pools: "
 				   "cqpool,upstream");
-	bool takeover = args.has("takeover");
+	bool direct = args.has("takeover-direct");
+	bool takeover = args.has("takeover") || direct;
+	if (args.has("takeover") && direct)
+		return usage_error(bench_spec, "--takeover or --takeover-direct");
 	if (mixed && takeover)
 		return usage_error(bench_spec, "--takeover is for the in-kernel kinds, not mixed");
 	bool no_resize = args.has("no-resize");
@@ -561,7 +566,8 @@ int cmd_bench(const Args &args, const Context &ctx)
 				b.flags = (shared ? CQPOOL_BENCH_F_SHARED : 0) |
 					  (no_resize ? CQPOOL_BENCH_F_NO_RESIZE : 0);
 			else if (x.mode == CQPOOL_CQ_UPSTREAM && takeover)
-				b.flags = CQPOOL_BENCH_F_TAKEOVER;
+				b.flags = direct ? CQPOOL_BENCH_F_TAKEOVER_DIRECT :
+						   CQPOOL_BENCH_F_TAKEOVER;
 			set_name(b.device, dev);
 			b.poll_ctx = poll;
 			b.nr_cqe = nr_cqe;
@@ -576,7 +582,7 @@ int cmd_bench(const Args &args, const Context &ctx)
 				x.skipped = true;
 				continue;
 			}
-			if (b.flags == CQPOOL_BENCH_F_TAKEOVER && e.err == ENOENT)
+			if (x.mode == CQPOOL_CQ_UPSTREAM && takeover && e.err == ENOENT)
 				return fail(describe(e) + " (--takeover: cqpool_takeover "
 							  "is not loaded)");
 			if (e.err == EINVAL)
@@ -612,7 +618,7 @@ int cmd_bench(const Args &args, const Context &ctx)
 		j.begin_object().field("kind", k).field("device", dev);
 		j.field("nr_cqe", nr_cqe).field("iterations", iterations);
 		j.field("rounds", rounds).field("poll_ctx", poll_ctx_name(poll));
-		j.field("takeover", takeover);
+		j.field("takeover", takeover).field("takeover_direct", direct);
 		if (!storm)
 			j.field("prefill", prefill);
 		else

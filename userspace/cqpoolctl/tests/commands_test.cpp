@@ -226,10 +226,24 @@ TEST_F(Commands, BenchTakeoverFlagGoesToUpstreamsRunsOnly)
 		  0)
 		<< err;
 	EXPECT_EQ(k.bench_flags, (std::vector<uint32_t>{ 0, CQPOOL_BENCH_F_TAKEOVER }));
-	EXPECT_TRUE(has(out, R"("takeover":true)")) << out;
+	EXPECT_TRUE(has(out, R"("takeover":true,"takeover_direct":false)")) << out;
+	// The takeover's functions called directly: their flag instead.
+	k.bench_flags.clear();
+	EXPECT_EQ(run(bench_cmd, {"--device", "rxe0", "--rounds", "1", "--takeover-direct"},
+		      true),
+		  0)
+		<< err;
+	EXPECT_EQ(k.bench_flags, (std::vector<uint32_t>{ 0, CQPOOL_BENCH_F_TAKEOVER_DIRECT }));
+	EXPECT_TRUE(has(out, R"("takeover":true,"takeover_direct":true)")) << out;
+	EXPECT_EQ(run(bench_cmd, {"--device", "rxe0", "--takeover", "--takeover-direct"}),
+		  EXIT_USAGE);
 
 	k.upstream_busy = false;
 	EXPECT_NE(run(bench_cmd, {"--device", "rxe0", "--rounds", "1", "--takeover",
+				  "--modes", "upstream"}),
+		  0);
+	EXPECT_TRUE(has(err, "cqpool_takeover is not loaded")) << err;
+	EXPECT_NE(run(bench_cmd, {"--device", "rxe0", "--rounds", "1", "--takeover-direct",
 				  "--modes", "upstream"}),
 		  0);
 	EXPECT_TRUE(has(err, "cqpool_takeover is not loaded")) << err;

@@ -288,24 +288,24 @@ int do_ioctl(int fd, unsigned long req, void *arg)
 			b->reserved_cqes = b->nr_cqe;
 			return 0;
 		}
+		bool takeover_flag = b->flags == CQPOOL_BENCH_F_TAKEOVER ||
+				     b->flags == CQPOOL_BENCH_F_TAKEOVER_DIRECT;
+
 		if (!size_ok<cqpool_bench>(arg) ||
 		    (b->kind == CQPOOL_BENCH_STORM) != !b->prefill ||
-		    (b->flags && !storm_flag &&
-		     b->flags != CQPOOL_BENCH_F_TAKEOVER) ||
+		    (b->flags && !storm_flag && !takeover_flag) ||
 		    (storm_flag && (b->kind != CQPOOL_BENCH_STORM ||
 				    b->cq_mode != CQPOOL_CQ_POOL)) ||
-		    (b->flags == CQPOOL_BENCH_F_TAKEOVER &&
-		     b->cq_mode != CQPOOL_CQ_UPSTREAM) ||
+		    (takeover_flag && b->cq_mode != CQPOOL_CQ_UPSTREAM) ||
 		    (b->kind == CQPOOL_BENCH_PARALLEL) != !!b->threads ||
 		    b->threads > CQPOOL_BENCH_MAX_THREADS ||
 		    (b->threads && b->cq_mode == CQPOOL_CQ_PER_QP))
 			return fail(EINVAL);
 		k.bench_flags.push_back(b->flags);
 		k.bench_threads.push_back(b->threads);
-		if (b->flags == CQPOOL_BENCH_F_TAKEOVER && !k.upstream_busy)
+		if (takeover_flag && !k.upstream_busy)
 			return fail(ENOENT);
-		if (b->cq_mode == CQPOOL_CQ_UPSTREAM && k.upstream_busy &&
-		    b->flags != CQPOOL_BENCH_F_TAKEOVER)
+		if (b->cq_mode == CQPOOL_CQ_UPSTREAM && k.upstream_busy && !takeover_flag)
 			return fail(EBUSY);
 		// cqpool: 100 ns per get, upstream 200 ns.
 		uint64_t per = b->cq_mode == CQPOOL_CQ_POOL ? 100 : 200;
