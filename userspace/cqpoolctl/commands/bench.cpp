@@ -196,7 +196,7 @@ double balance_of(const std::vector<cqpool_cq_get> &g)
 // The name of the pool a --no-resize round makes, to find it by.
 const char *const mixed_pool_name = "mixed-noresize";
 
-// CQs, CQEs and reservations of this file's pool of mixed_round().
+// The CQs and CQEs of the pool a --no-resize round made, by its name.
 Error owned_pool_counts(Cqpool &cq, const std::string &dev, MixedRound &r)
 {
 	std::vector<cqpool_pool_info> pools;
@@ -325,7 +325,6 @@ int cmd_mixed(const std::string &dev, const std::vector<uint32_t> &modes,
 	for (uint32_t round = 0; round < rounds; round++) {
 		for (size_t m = 0; m < modes.size(); m++) {
 			MixedRound r;
-
 			uint32_t pool_id = 0;
 
 			if (modes[m] == CQPOOL_CQ_PER_QP)
