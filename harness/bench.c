@@ -46,6 +46,9 @@
  * (cqpool_bench_batch()).
  */
 #define CQPOOL_BENCH_BATCH	64
+/* The flags whose upstream calls land in the takeover. */
+#define CQPOOL_BENCH_TAKEN_OVER	(CQPOOL_BENCH_F_TAKEOVER | \
+				 CQPOOL_BENCH_F_TAKEOVER_DIRECT)
 /*
  * How long a removal waits for a run to stop: one get or put and the
  * puts of what the run holds, a few hundred milliseconds under TCG.
@@ -162,8 +165,7 @@ static void cqpool_bench_sample(struct cqpool_bench_ctx *b)
 		return;
 	}
 	if (a->cq_mode == CQPOOL_CQ_POOL ||
-	    a->flags & (CQPOOL_BENCH_F_TAKEOVER |
-			CQPOOL_BENCH_F_TAKEOVER_DIRECT)) {
+	    a->flags & CQPOOL_BENCH_TAKEN_OVER) {
 		cqpool_pool_stats(b->src.pool, &st);
 		a->cqs = st.cqs;
 		a->cqes = st.cqes;
@@ -579,6 +581,18 @@ static int cqpool_bench_storm(struct cqpool_bench_ctx *b)
  * the two alternating, so that neither always finds the other's memory
  * just freed.
  */
+/* GROWTH's second CQ, its allocation timed into @put_ns. */
+static struct ib_cq *cqpool_bench_second_cq(struct cqpool_bench_ctx *b)
+{
+	struct cqpool_bench *a = b->a;
+	struct ib_cq *cq;
+	u64 t = ktime_get_ns();
+
+	cq = ib_alloc_cq(b->dev, NULL, a->nr_cqe, 0, a->poll_ctx);
+	a->put_ns += ktime_get_ns() - t;
+	return cq;
+}
+
 static int cqpool_bench_growth(struct cqpool_bench_ctx *b)
 {
 	struct cqpool_bench *a = b->a;
@@ -602,22 +616,13 @@ static int cqpool_bench_growth(struct cqpool_bench_ctx *b)
 			ib_free_cq(cq);
 			return -EINVAL;
 		}
-		second = NULL;
-		if (i & 1) {
-			t = ktime_get_ns();
-			second = ib_alloc_cq(b->dev, NULL, a->nr_cqe, 0,
-					     a->poll_ctx);
-			a->put_ns += ktime_get_ns() - t;
-		}
+		if (i & 1)
+			second = cqpool_bench_second_cq(b);
 		t = ktime_get_ns();
 		ret = ib_resize_cq(cq, grown);
 		a->get_ns += ktime_get_ns() - t;
-		if (!(i & 1)) {
-			t = ktime_get_ns();
-			second = ib_alloc_cq(b->dev, NULL, a->nr_cqe, 0,
-					     a->poll_ctx);
-			a->put_ns += ktime_get_ns() - t;
-		}
+		if (!(i & 1))
+			second = cqpool_bench_second_cq(b);
 		if (IS_ERR(second)) {
 			ret = ret ?: PTR_ERR(second);
 		} else {
@@ -651,25 +656,13 @@ static bool cqpool_bench_fits(const struct cqpool_bench *a, unsigned int nvec)
 	return cqes <= CQPOOL_BENCH_MAX_CQES;
 }
 
-/* GROWTH's arguments: the verbs alone, of one CQ and then a second. */
-static bool cqpool_bench_growth_valid(const struct cqpool_bench *a)
-{
-	return !a->flags && a->cq_mode == CQPOOL_CQ_PER_QP &&
-	       a->poll_ctx <= CQPOOL_POLL_UNBOUND_WORKQUEUE &&
-	       memchr(a->device, 0, CQPOOL_NAME_LEN) && !a->pad &&
-	       a->nr_cqe && a->nr_cqe <= CQPOOL_BENCH_GROWTH_MAX &&
-	       a->iterations && a->iterations <= CQPOOL_BENCH_GROWTH_ITER &&
-	       !a->prefill && !a->threads;
-}
-
 static bool cqpool_bench_valid(const struct cqpool_bench *a)
 {
+	bool growth = a->kind == CQPOOL_BENCH_GROWTH;
 	u32 most = a->kind == CQPOOL_BENCH_STORM ? CQPOOL_MAX_FD_OBJECTS :
-						   CQPOOL_BENCH_MAX_ITER;
+		   growth ? CQPOOL_BENCH_GROWTH_ITER : CQPOOL_BENCH_MAX_ITER;
+	u32 largest = growth ? CQPOOL_BENCH_GROWTH_MAX : CQPOOL_BENCH_CQ / 2;
 	bool parallel = a->kind == CQPOOL_BENCH_PARALLEL;
-
-	if (a->kind == CQPOOL_BENCH_GROWTH)
-		return cqpool_bench_growth_valid(a);
 
 	switch (a->flags) {
 	case 0:
@@ -694,13 +687,16 @@ static bool cqpool_bench_valid(const struct cqpool_bench *a)
 	    a->threads > CQPOOL_BENCH_MAX_THREADS ||
 	    (a->threads && a->cq_mode == CQPOOL_CQ_PER_QP))
 		return false;
-	return a->kind <= CQPOOL_BENCH_LATENCY &&
+	/* GROWTH times the verbs alone: no pool, no prefill. */
+	if (growth && a->cq_mode != CQPOOL_CQ_PER_QP)
+		return false;
+	return a->kind <= CQPOOL_BENCH_GROWTH &&
 	       a->cq_mode <= CQPOOL_CQ_PER_QP &&
 	       a->poll_ctx <= CQPOOL_POLL_UNBOUND_WORKQUEUE &&
 	       memchr(a->device, 0, CQPOOL_NAME_LEN) && !a->pad &&
-	       a->nr_cqe && a->nr_cqe <= CQPOOL_BENCH_CQ / 2 &&
+	       a->nr_cqe && a->nr_cqe <= largest &&
 	       a->iterations && a->iterations <= most &&
-	       (a->kind == CQPOOL_BENCH_STORM ? !a->prefill :
+	       (a->kind == CQPOOL_BENCH_STORM || growth ? !a->prefill :
 		a->prefill && a->prefill <= CQPOOL_BENCH_MAX_PREFILL);
 }
 
@@ -800,8 +796,7 @@ int cqpool_bench_run(struct cqpool_session *s, void *arg)
 			goto out_unhold;
 		}
 	}
-	if (a->flags & (CQPOOL_BENCH_F_TAKEOVER |
-			CQPOOL_BENCH_F_TAKEOVER_DIRECT))
+	if (a->flags & CQPOOL_BENCH_TAKEN_OVER)
 		ret = cqpool_cq_source_init_takeover(&b.src, b.dev, a->poll_ctx,
 						     a->flags &
 						     CQPOOL_BENCH_F_TAKEOVER_DIRECT);
