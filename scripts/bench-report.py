@@ -915,9 +915,11 @@ REASONS = {
                 "and changes the return address) and the takeover's own bookkeeping: "
                 "a lookup of the device's shared pool and an insert into its table of "
                 "reservations under a mutex (it must tell its CQs from upstream's at "
-                "the put, and give them back if the patch is disabled), and a mirror "
-                "of the count in the CQ's `cqe_used` under the device's lock; the put "
-                "is cqpool's plus the same. Upstream's own get and put are each one "
+                "the put, and give them back if the patch is disabled); the put is "
+                "cqpool's plus the same. The mirror of the count in the CQ's "
+                "`cqe_used` that ib_core's own put would need takes the device's "
+                "lock only while a patch transition may run that put, not in the "
+                "steady state timed here. Upstream's own get and put are each one "
                 "call under one lock: the redirection and the table add several "
                 "times what cqpool's get saves (section 1).",
     "parallel": "A cqpool get or put that fits takes its vector's lock alone, "
@@ -1005,11 +1007,11 @@ def takeover_cost(s):
                     fmt(redirect), fmt(own_pair), floor))
         out += (", so no takeover by livepatch reaches the target on this cqpool, "
                 "whatever it keeps; the takeover's bookkeeping (the device's pool "
-                "found, the table of reservations, the mirror in `cqe_used`, and the "
-                "direct row's indirect call) adds %s ns on top." % fmt(books)
+                "found, the table of reservations, and the direct row's indirect "
+                "call) adds %s ns on top." % fmt(books)
                 if floor >= 1.0 else
                 "; the rest, %s ns, is the takeover's bookkeeping (the device's pool "
-                "found, the table of reservations, the mirror in `cqe_used`), where "
+                "found, the table of reservations), where "
                 "the difference would have to be saved." % fmt(books))
     return out
 

@@ -19,6 +19,16 @@
  *    exactly what ib_core's own ib_cq_pool_put() subtracts from: once
  *    the patch is gone, a ULP's put of a cqpool CQ is accounted by ib_core
  *    without a warning and without touching anything else.
+ *  - The mirror is kept only while a task may run ib_core's put: from
+ *    the start of patching until it completes, and from the start of
+ *    unpatching on.  In between every task runs this module's functions,
+ *    and a get and a put would take the device's cq_pools_lock only to
+ *    keep a count no one reads.  So once patching completes the table is
+ *    taken out of the mirror, and it is added back before unpatching
+ *    starts (tk_fold()).  Between the two, cqe_used of a cqpool CQ holds
+ *    the mirror less the table, modulo 2^32: what was put through
+ *    ib_core during the patching and could not yet be told apart comes
+ *    back with the rest.
  *  - This module keeps a reference to itself while any reservation made
  *    through it is outstanding, so it cannot be removed before they are
  *    back.  After the unpatch, a work item gives a CQ's reservations
@@ -70,14 +80,17 @@ struct tk_res {
 };
 
 /*
- * Protects tk_table, tk_nr_res, tk_spare and tk_nr_spare.  A get holds it
- * from the mirror in cq->cqe_used to the table, a put from the table to
- * cqpool's ledger: the reconcile sees a reservation in both counts or in
- * neither, and tk_nr_res counts what is not back in cqpool, in one hold
- * each.  Taken before a pool's lock and the device's cq_pools_lock.
+ * Protects tk_table, tk_mirroring, tk_nr_res, tk_spare and tk_nr_spare.
+ * A get holds it from the mirror in cq->cqe_used to the table, a put from
+ * the table to cqpool's ledger: the reconcile sees a reservation in both
+ * counts or in neither, and tk_nr_res counts what is not back in cqpool,
+ * in one hold each.  Taken before a pool's lock and the device's
+ * cq_pools_lock.
  */
 static DEFINE_MUTEX(tk_lock);
 static DEFINE_HASHTABLE(tk_table, 7);
+/* Whether cqe_used mirrors the table: from the module's load on. */
+static bool tk_mirroring = true;
 static unsigned int tk_nr_res;
 static HLIST_HEAD(tk_spare);
 static unsigned int tk_nr_spare;
@@ -104,8 +117,24 @@ static void tk_mirror(struct ib_cq *cq, unsigned int nr_cqe, bool made)
 }
 
 /*
- * Mirrors a reservation made through the takeover and enters it in the
- * table.
+ * Folds the table into the mirror (@in) or out of it, and keeps the
+ * mirror from then on, or stops.  Only while no task can run ib_core's
+ * put, which would change cqe_used in between.
+ */
+static void tk_fold(bool in)
+{
+	struct tk_res *res;
+	int bkt;
+
+	lockdep_assert_held(&tk_lock);
+	hash_for_each(tk_table, bkt, res, node)
+		tk_mirror(res->cq, res->nr_cqe, in);
+	tk_mirroring = in;
+}
+
+/*
+ * Mirrors a reservation made through the takeover, if it is mirroring,
+ * and enters it in the table.
  */
 static int tk_track(struct ib_cq *cq, unsigned int nr_cqe)
 {
@@ -125,7 +154,8 @@ static int tk_track(struct ib_cq *cq, unsigned int nr_cqe)
 	}
 	res->cq = cq;
 	res->nr_cqe = nr_cqe;
-	tk_mirror(cq, nr_cqe, true);
+	if (tk_mirroring)
+		tk_mirror(cq, nr_cqe, true);
 	hash_add(tk_table, &res->node, (unsigned long)cq);
 	/* The module stays until every reservation is back in cqpool. */
 	if (!tk_nr_res++)
@@ -174,7 +204,8 @@ static bool tk_put_tracked(struct ib_cq *cq, unsigned int nr_cqe)
 			hash_del(&res->node);
 			tk_recycle(res);
 			trace_cqpool_takeover_put(cq, nr_cqe, "cqpool");
-			tk_mirror(cq, nr_cqe, false);
+			if (tk_mirroring)
+				tk_mirror(cq, nr_cqe, false);
 			cqpool_cq_put(cq, nr_cqe, NULL);
 			last = !--tk_nr_res;
 			mutex_unlock(&tk_lock);
@@ -286,10 +317,11 @@ EXPORT_SYMBOL_NS_GPL(cqpool_takeover_put, CQPOOL_HARNESS);
  * the old function puts a reservation made through the new one.  So when
  * the table holds more on @cq than cqe_used says is in use, the excess
  * was put back: all of it when nothing is in use, else the reservation
- * of exactly that size.  A get through this module mirrors and enters its
- * reservation, and a put takes it out and subtracts, in one hold of
- * tk_lock, which this runs under: so the table never holds less than is
- * in use.
+ * of exactly that size.  While the mirror is kept, a get through this
+ * module mirrors and enters its reservation, and a put takes it out and
+ * subtracts, in one hold of tk_lock, which this runs under: so the table
+ * never holds less than is in use.  Without the mirror cqe_used says
+ * nothing, and this must not run.
  */
 static unsigned int tk_take_put_back(struct ib_cq *cq, struct hlist_head *done)
 {
@@ -299,6 +331,8 @@ static unsigned int tk_take_put_back(struct ib_cq *cq, struct hlist_head *done)
 	struct tk_res *res;
 
 	lockdep_assert_held(&tk_lock);
+	if (WARN_ON_ONCE(!tk_mirroring))
+		return 0;
 	hash_for_each_possible(tk_table, res, node, (unsigned long)cq)
 		if (res->cq == cq)
 			held += res->nr_cqe;
@@ -318,22 +352,30 @@ static unsigned int tk_take_put_back(struct ib_cq *cq, struct hlist_head *done)
 
 /*
  * Gives back to cqpool what was put through ib_core's function (see
- * tk_take_put_back()).  Runs after each transition, and every
- * TK_RECONCILE_MS after the unpatch until every reservation is back.
+ * tk_take_put_back()), while the mirror is kept, and with @stop stops
+ * keeping it in the same hold of tk_lock.  Returns how many went back.
  */
-static void tk_reconcile(struct work_struct *work)
+static unsigned int tk_settle(bool stop)
 {
 	struct hlist_node *tmp;
 	struct tk_res *res;
 	HLIST_HEAD(done);
-	unsigned int n = 0, left;
+	unsigned int n = 0, more;
 	int bkt;
 
 	mutex_lock(&tk_lock);
-	hash_for_each(tk_table, bkt, res, node) {
-		if (tk_take_put_back(res->cq, &done))
-			break;	/* the walk's cursor may be gone: again */
-	}
+	do {
+		more = 0;
+		if (!tk_mirroring)
+			break;
+		hash_for_each(tk_table, bkt, res, node) {
+			more = tk_take_put_back(res->cq, &done);
+			if (more)
+				break;	/* the walk's cursor may be gone: again */
+		}
+	} while (more);
+	if (stop && tk_mirroring)
+		tk_fold(false);
 	mutex_unlock(&tk_lock);
 
 	hlist_for_each_entry_safe(res, tmp, &done, node) {
@@ -343,14 +385,23 @@ static void tk_reconcile(struct work_struct *work)
 	if (n)
 		pr_info("gave %u reservations put through ib_core back to cqpool\n",
 			n);
-
-	mutex_lock(&tk_lock);
-	left = tk_nr_res - n;
-	mutex_unlock(&tk_lock);
 	tk_untrack_done(n);
-	if (n)
-		mod_delayed_work(system_wq, &tk_reconcile_work, 0);
-	else if (left && !cqpool_takeover_active())
+	return n;
+}
+
+/*
+ * Runs tk_settle() after the unpatch, and every TK_RECONCILE_MS after it
+ * until every reservation is back.
+ */
+static void tk_reconcile(struct work_struct *work)
+{
+	unsigned int left;
+
+	tk_settle(false);
+	mutex_lock(&tk_lock);
+	left = tk_nr_res;
+	mutex_unlock(&tk_lock);
+	if (left && !cqpool_takeover_active())
 		schedule_delayed_work(&tk_reconcile_work,
 				      msecs_to_jiffies(TK_RECONCILE_MS));
 }
@@ -362,10 +413,23 @@ static int tk_pre_patch(struct klp_object *obj)
 	return 0;
 }
 
-/* A task still on ib_core's put during the transition may have used it. */
+/*
+ * Every task now runs this module's functions: what a task still on
+ * ib_core's put during the transition put back is given back, and the
+ * mirror is no longer kept.
+ */
 static void tk_post_patch(struct klp_object *obj)
 {
-	mod_delayed_work(system_wq, &tk_reconcile_work, 0);
+	tk_settle(true);
+}
+
+/* No task runs ib_core's put yet, and from now on one may. */
+static void tk_pre_unpatch(struct klp_object *obj)
+{
+	mutex_lock(&tk_lock);
+	if (!tk_mirroring)
+		tk_fold(true);
+	mutex_unlock(&tk_lock);
 }
 
 static void tk_post_unpatch(struct klp_object *obj)
@@ -393,6 +457,7 @@ static struct klp_object tk_objs[] = {
 		.callbacks = {
 			.pre_patch = tk_pre_patch,
 			.post_patch = tk_post_patch,
+			.pre_unpatch = tk_pre_unpatch,
 			.post_unpatch = tk_post_unpatch,
 		},
 	}, { }
