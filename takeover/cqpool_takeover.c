@@ -177,16 +177,17 @@ static void tk_recycle(struct tk_res *res)
 }
 
 /* Called once @n reservations taken out of the table are back in cqpool. */
-static void tk_untrack_done(unsigned int n)
+static unsigned int tk_untrack_done(unsigned int n)
 {
-	bool last;
+	unsigned int left;
 
 	mutex_lock(&tk_lock);
 	tk_nr_res -= n;
-	last = !tk_nr_res;
+	left = tk_nr_res;
 	mutex_unlock(&tk_lock);
-	if (last && n)
+	if (!left && n)
 		module_put(THIS_MODULE);
+	return left;
 }
 
 /*
@@ -353,7 +354,8 @@ static unsigned int tk_take_put_back(struct ib_cq *cq, struct hlist_head *done)
 /*
  * Gives back to cqpool what was put through ib_core's function (see
  * tk_take_put_back()), while the mirror is kept, and with @stop stops
- * keeping it in the same hold of tk_lock.  Returns how many went back.
+ * keeping it in the same hold of tk_lock.  Returns how many reservations
+ * are still not back in cqpool.
  */
 static unsigned int tk_settle(bool stop)
 {
@@ -385,8 +387,7 @@ static unsigned int tk_settle(bool stop)
 	if (n)
 		pr_info("gave %u reservations put through ib_core back to cqpool\n",
 			n);
-	tk_untrack_done(n);
-	return n;
+	return tk_untrack_done(n);
 }
 
 /*
@@ -395,13 +396,7 @@ static unsigned int tk_settle(bool stop)
  */
 static void tk_reconcile(struct work_struct *work)
 {
-	unsigned int left;
-
-	tk_settle(false);
-	mutex_lock(&tk_lock);
-	left = tk_nr_res;
-	mutex_unlock(&tk_lock);
-	if (left && !cqpool_takeover_active())
+	if (tk_settle(false) && !cqpool_takeover_active())
 		schedule_delayed_work(&tk_reconcile_work,
 				      msecs_to_jiffies(TK_RECONCILE_MS));
 }
