@@ -25,6 +25,7 @@
 #include <uapi/linux/cqpool.h>
 #include <cqpool/cqpool.h>
 
+#include "bench_ledger.h"
 #include "core/pool.h"
 #include "cq_source.h"
 #include "cqpool_harness.h"
@@ -40,12 +41,11 @@
 #define CQPOOL_BENCH_MAX_PREFILL 4096
 #define CQPOOL_BENCH_MAX_ITER	1000000
 /*
- * Calls per clock pair in GET_PUT and CHURN, at most: enough that the
- * clock is a small part of a batch.  A batch is smaller where its gets
- * would not fit the room the benchmark makes on each vector
- * (cqpool_bench_batch()).
+ * CQPOOL_BENCH_BATCH (bench_ledger.h), calls per clock pair in GET_PUT
+ * and CHURN, is at most what a batch holds: enough that the clock is a
+ * small part of it.  A batch is smaller where its gets would not fit the
+ * room the benchmark makes on each vector (cqpool_bench_batch()).
  */
-#define CQPOOL_BENCH_BATCH	64
 /* The flags whose upstream calls land in the takeover. */
 #define CQPOOL_BENCH_TAKEN_OVER	(CQPOOL_BENCH_F_TAKEOVER | \
 				 CQPOOL_BENCH_F_TAKEOVER_DIRECT)
@@ -61,6 +61,7 @@
  * @dev: the device
  * @pool: with CQPOOL_CQ_POOL, the pool made for the run
  * @src: where its CQs come from
+ * @ledger: with CQPOOL_BENCH_F_LEDGER, the ledger whose calls are timed
  * @nvec: vectors both pools spread over
  * @cqs: with CQPOOL_CQ_PER_QP, CQs allocated now
  * @cqes: with CQPOOL_CQ_PER_QP, their entries
@@ -78,6 +79,7 @@ struct cqpool_bench_ctx {
 	struct ib_device *dev;
 	struct cqpool *pool;
 	struct cqpool_cq_source src;
+	struct cqpool_bench_ledger *ledger;
 	unsigned int nvec;
 	u32 cqs;
 	u64 cqes;
@@ -190,6 +192,16 @@ static int cqpool_bench_cycle(struct cqpool_bench_ctx *b, struct ib_cq **cqs,
 	int ret = 0;
 	u64 t;
 
+	if (b->ledger) {
+		/* Its calls touch no device: the run stops between batches. */
+		if (READ_ONCE(b->stop))
+			return -ENODEV;
+		if (fatal_signal_pending(current))
+			return -EINTR;
+		cond_resched();
+		return cqpool_bench_ledger_cycle(b->ledger, n, nr, &a->get_ns,
+						 &a->put_ns);
+	}
 	t = ktime_get_ns();
 	for (got = 0; got < n; got++) {
 		cqs[got] = cqpool_bench_get(b, nr, spread ? -1 : got % b->nvec);
@@ -473,6 +485,59 @@ static int cqpool_bench_timed(struct cqpool_bench_ctx *b)
 }
 
 /*
+ * CQPOOL_BENCH_F_LEDGER: the ledger of the pool as @fill left it, its
+ * first @filled CQs made, reserved and in that order.
+ */
+static int cqpool_bench_mirror(struct cqpool_bench_ctx *b,
+			       const struct cqpool_bench_fill *fill,
+			       unsigned int filled)
+{
+	unsigned int prefill = b->a->prefill, i, k;
+	const struct cqpool_bench_fill *f;
+	int ret;
+
+	for (i = 0; i < filled; i++) {
+		k = (i % b->nvec) * prefill + i / b->nvec;
+		f = &fill[k];
+		ret = cqpool_bench_ledger_add(b->ledger, k, i % b->nvec,
+					      f->cq->cqe) ?:
+		      cqpool_bench_ledger_reserve(b->ledger, k, f->nr);
+		if (!ret && f->top) {
+			ret = cqpool_bench_ledger_reserve(b->ledger, k, f->top);
+			if (ret)
+				cqpool_bench_ledger_release(b->ledger, k, f->nr);
+		}
+		if (ret)
+			break;
+	}
+	if (!ret) {
+		cqpool_bench_sample(b);
+		return 0;
+	}
+	/* Back to no reservation, for cqpool_bench_ledger_exit(). */
+	while (i--) {
+		k = (i % b->nvec) * prefill + i / b->nvec;
+		cqpool_bench_ledger_release(b->ledger, k, fill[k].nr);
+		if (fill[k].top)
+			cqpool_bench_ledger_release(b->ledger, k, fill[k].top);
+	}
+	return ret;
+}
+
+/*
+ * Gives back a reservation of @nr on @f's CQ, the run's @i-th, and, if
+ * @mirrored, the same on the ledger.
+ */
+static void cqpool_bench_unfill(struct cqpool_bench_ctx *b,
+				const struct cqpool_bench_fill *f,
+				unsigned int i, unsigned int nr, bool mirrored)
+{
+	cqpool_bench_put(b, f->cq, nr);
+	if (mirrored)
+		cqpool_bench_ledger_release(b->ledger, i, nr);
+}
+
+/*
  * Fills @prefill CQs of each vector to their real size, then frees room
  * in one CQ per vector (see cqpool_bench_pick()) and times get+put
  * pairs of @nr_cqe, which all land in the room that was made: in
@@ -482,10 +547,11 @@ static int cqpool_bench_timed(struct cqpool_bench_ctx *b)
 static int cqpool_bench_getput(struct cqpool_bench_ctx *b)
 {
 	struct cqpool_bench *a = b->a;
-	unsigned int n = b->nvec * a->prefill, i, v, filled, top;
+	unsigned int n = b->nvec * a->prefill, i, k, v, filled, top;
 	struct cqpool_bench_fill *fill, *f;
 	unsigned int *pick;
 	struct ib_cq *cq;
+	bool mirrored;
 	int ret = 0;
 
 	if (a->cq_mode == CQPOOL_CQ_PER_QP)
@@ -528,6 +594,9 @@ static int cqpool_bench_getput(struct cqpool_bench_ctx *b)
 		}
 		f->top = top;
 	}
+	if (!ret && b->ledger)
+		ret = cqpool_bench_mirror(b, fill, filled);
+	mirrored = !ret && b->ledger;
 	if (!ret) {
 		cqpool_bench_pick(b, fill, pick);
 		/*
@@ -538,22 +607,25 @@ static int cqpool_bench_getput(struct cqpool_bench_ctx *b)
 		for (v = 0; v < b->nvec; v++) {
 			f = &fill[pick[v]];
 			if (f->top) {
-				cqpool_bench_put(b, f->cq, f->top);
+				cqpool_bench_unfill(b, f, pick[v], f->top,
+						    mirrored);
 				f->top = 0;
 			} else {
-				cqpool_bench_put(b, f->cq, f->nr);
+				cqpool_bench_unfill(b, f, pick[v], f->nr,
+						    mirrored);
 				f->cq = NULL;
 			}
 		}
 		ret = cqpool_bench_timed(b);
 	}
 	for (i = 0; i < filled; i++) {
-		f = &fill[(i % b->nvec) * a->prefill + i / b->nvec];
+		k = (i % b->nvec) * a->prefill + i / b->nvec;
+		f = &fill[k];
 		if (!f->cq)
 			continue;
-		cqpool_bench_put(b, f->cq, f->nr);
+		cqpool_bench_unfill(b, f, k, f->nr, mirrored);
 		if (f->top)
-			cqpool_bench_put(b, f->cq, f->top);
+			cqpool_bench_unfill(b, f, k, f->top, mirrored);
 	}
 out:
 	kfree(pick);
@@ -679,6 +751,13 @@ static bool cqpool_bench_valid(const struct cqpool_bench *a)
 		if (a->cq_mode != CQPOOL_CQ_UPSTREAM)
 			return false;
 		break;
+	case CQPOOL_BENCH_F_LEDGER:
+		/* The batches alone: the ledger's calls touch no device. */
+		if ((a->kind != CQPOOL_BENCH_GET_PUT &&
+		     a->kind != CQPOOL_BENCH_CHURN) ||
+		    a->cq_mode != CQPOOL_CQ_POOL)
+			return false;
+		break;
 	default:
 		return false;
 	}
@@ -733,7 +812,8 @@ static void cqpool_bench_removal(struct cqpool_event_handler *h,
  * CQPOOL_BENCH_F_TAKEOVER the same calls go through cqpool_takeover.ko to
  * the device's shared cqpool pool of @poll_ctx; with
  * CQPOOL_BENCH_F_TAKEOVER_DIRECT the takeover's functions are called
- * without the livepatch.
+ * without the livepatch.  With CQPOOL_BENCH_F_LEDGER a GET_PUT or CHURN
+ * on cqpool times its pool ledger's calls alone (bench_ledger.c).
  * CQPOOL_CQ_PER_QP allocates and frees one CQ of @nr_cqe per get.
  * PARALLEL runs GET_PUT from @threads kernel threads at once, LATENCY
  * times each of its calls alone.  GROWTH times the device's resize
@@ -796,6 +876,15 @@ int cqpool_bench_run(struct cqpool_session *s, void *arg)
 			goto out_unhold;
 		}
 	}
+	if (a->flags & CQPOOL_BENCH_F_LEDGER) {
+		ret = -ENOMEM;
+		b.ledger = kzalloc(sizeof(*b.ledger), GFP_KERNEL);
+		if (!b.ledger ||
+		    cqpool_bench_ledger_init(b.ledger, b.nvec,
+					     b.dev->attrs.max_cqe,
+					     b.nvec * a->prefill))
+			goto out_pool;
+	}
 	if (a->flags & CQPOOL_BENCH_TAKEN_OVER)
 		ret = cqpool_cq_source_init_takeover(&b.src, b.dev, a->poll_ctx,
 						     a->flags &
@@ -814,6 +903,10 @@ int cqpool_bench_run(struct cqpool_session *s, void *arg)
 			ret = cqpool_bench_getput(&b);
 		cqpool_cq_source_exit(&b.src);
 	}
+	if (b.ledger)
+		cqpool_bench_ledger_exit(b.ledger);
+out_pool:
+	kfree(b.ledger);
 	if (b.pool)
 		WARN_ON(cqpool_destroy(b.pool));
 out_unhold:

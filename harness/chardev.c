@@ -148,7 +148,8 @@ static const struct cqpool_cmd cqpool_cmds[] = {
 		   CQPOOL_BENCH_SIZE_VER0,
 		   CQPOOL_BENCH_F_SHARED | CQPOOL_BENCH_F_NO_RESIZE |
 			   CQPOOL_BENCH_F_TAKEOVER |
-			   CQPOOL_BENCH_F_TAKEOVER_DIRECT,
+			   CQPOOL_BENCH_F_TAKEOVER_DIRECT |
+			   CQPOOL_BENCH_F_LEDGER,
 		   cqpool_bench_run),
 };
 

@@ -4,6 +4,7 @@
  */
 #include <linux/build_bug.h>
 #include <linux/errno.h>
+#include <linux/export.h>
 #include <linux/slab.h>
 
 #include "cqpool_internal.h"
@@ -28,8 +29,13 @@ static void cqpool_core_free(void *ctx, void *ptr)
 	kfree(ptr);
 }
 
-/* The core allocates only from process context, where GFP_KERNEL is fine. */
+/*
+ * The core allocates only from process context, where GFP_KERNEL is fine.
+ * The harness's own build of the core (bench_ledger.c) allocates with it
+ * too.
+ */
 const struct cqp_alloc cqpool_core_alloc = {
 	.zalloc = cqpool_core_zalloc,
 	.free = cqpool_core_free,
 };
+EXPORT_SYMBOL_NS_GPL(cqpool_core_alloc, CQPOOL_HARNESS);

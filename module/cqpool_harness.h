@@ -3,8 +3,8 @@
  * What cqpool.ko exports to its test harness, cqpool_harness.ko, in the
  * CQPOOL_HARNESS symbol namespace (the KUnit modules import it too): the
  * walk over what cqpool holds, a pool's totals and the count of upstream's
- * pools (LIST, BENCH), event injection (TRIGGER), and word of a device's
- * removal.  Not an API: it changes with cqpool.ko, and
+ * pools (LIST, BENCH), the core's allocator (BENCH's ledger alone), event
+ * injection (TRIGGER), and word of a device's removal.  Not an API: it changes with cqpool.ko, and
  * a ULP that imports it is on its own.
  */
 #ifndef CQPOOL_HARNESS_H
@@ -16,7 +16,10 @@
 #include "report.h"
 
 struct cqpool;
+struct cqp_alloc;
 struct cqp_pool_stats;
+
+extern const struct cqp_alloc cqpool_core_alloc;
 
 int cqpool_pool_stats(struct cqpool *pool, struct cqp_pool_stats *st);
 bool cqpool_device_served(struct ib_device *ibdev);

@@ -129,6 +129,29 @@ def summarize(raw):
             gp.append(row)
     s["getput"] = gp
 
+    # 1e. the ledger alone: the core's reserve and release on a copy of
+    #     cqpool's filled ledger, against upstream's get and put in rounds
+    #     of their own; what is left of cqpool's calls is its ratio less
+    #     the ledger's, both over upstream's of their own rounds
+    led = []
+    for prefill in (1, 64, 1024):
+        r = raw.get("ledger-%d" % prefill)
+        own = next((g for g in gp if g["kind"] == "getput" and g["prefill"] == prefill), {})
+        l, u = (bench_series(r, m) if r else None for m in ("cqpool", "upstream"))
+        if not l or not u:
+            continue
+        row = {"prefill": prefill}
+        for op in ("get", "put"):
+            row["ledger_" + op + "_ns"] = spread(per_call(l, op))
+            row["upstream_" + op + "_ns"] = spread(per_call(u, op))
+            row[op + "_ratio"], row[op + "_ratio_rounds"] = paired(
+                per_call(l, op), per_call(u, op))
+            if own.get(op + "_ratio") is not None:
+                row["rest_" + op + "_ratio"] = own[op + "_ratio"] - row[op + "_ratio"]
+        led.append(row)
+    if led:
+        s["ledger"] = led
+
     # 1a. what a ULP pays: upstream's get/put on its own pool, and through
     #     the takeover on cqpool's, one round of each at a time
     tk, pairs = {}, {}
@@ -560,6 +583,27 @@ def markdown(res):
             cell(p.get("get_ns")), rcell(row.get("get_ratio")), cell(c.get("put_ns")),
             cell(u.get("put_ns")), cell(p.get("put_ns")), rcell(row.get("put_ratio"))))
     w("")
+
+    led = s.get("ledger")
+    if led:
+        w("**The ledger alone.** `bench --ledger`, *getput* as above, in rounds of its own")
+        w("against upstream's again. The harness links a second build of the C++ core,")
+        w("makes on it a ledger of the CQs and reservations cqpool's pool holds after the")
+        w("fill, and times the core's `cqp_pool_try_reserve()` and `cqp_pool_release()` on")
+        w("it in the same batches: the ledger's part of a get and a put, a call each. The")
+        w("rest of cqpool's get or put (the vector picked or the CQ found from itself, the")
+        w("vector's lock, the hook checked, the reference and the reaper) is its ratio")
+        w("above less the ledger's, both over upstream's of their own rounds.")
+        w("")
+        w("| CQs/vector | ledger reserve ns | upstream get ns | reserve/upstream get | rest of cqpool's get/upstream get | ledger release ns | upstream put ns | release/upstream put | rest of cqpool's put/upstream put |")
+        w("| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+        for row in led:
+            w("| %d | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+                row["prefill"], cell(row["ledger_get_ns"]), cell(row["upstream_get_ns"]),
+                rcell(row["get_ratio"]), rcell(row.get("rest_get_ratio")),
+                cell(row["ledger_put_ns"]), cell(row["upstream_put_ns"]),
+                rcell(row["put_ratio"]), rcell(row.get("rest_put_ratio"))))
+        w("")
 
     tk = s.get("takeover")
     if tk:
@@ -1016,6 +1060,25 @@ def takeover_cost(s):
     return out
 
 
+def ledger_cost(s):
+    """What the ledger's release takes of cqpool's put in this run, and what
+    it would have to take for the put to meet its target."""
+    row = next((r for r in s.get("ledger", []) if r["prefill"] == 1), None)
+    if not row or row.get("rest_put_ratio") is None:
+        return ""
+    rest, led = row["rest_put_ratio"], row["put_ratio"]
+    room = 1.0 - rest
+    out = (" In this run, at 1 CQ per vector, the ledger's release alone took %s ns, "
+           "%s upstream's whole put, and the rest of cqpool's put %s (see *The "
+           "ledger alone*)" % (fmt(row["ledger_put_ns"]["median"]), rcell(led), rcell(rest)))
+    if room <= 0:
+        return out + ": the rest alone is at the target, with no release at all."
+    return out + (": for the target the release would have to take at most %s "
+                  "upstream's put, %s ns, %.0f%% of what it takes." % (
+                      rcell(room), fmt(room * row["upstream_put_ns"]["median"]),
+                      100 * room / led))
+
+
 def placement_spread(s):
     """How far code placement alone moved the get/put ratios in this run."""
     place = s.get("placement", [])
@@ -1063,7 +1126,7 @@ def notes(s, tg, cores=None):
                 said.add(k)
                 # The reason, and what this run measured of it.
                 why = REASONS[k] + {
-                    "get/put": lambda: placement_spread(s),
+                    "get/put": lambda: ledger_cost(s) + placement_spread(s),
                     "takeover": lambda: takeover_cost(s),
                     "storm": lambda: growth_cost(s),
                     "parallel": lambda: parallel_ceiling(s, cores),

@@ -480,7 +480,7 @@ step lint:sparse sparse_clean stock "$stock_kdir"
 # builds against cqpool.
 step build:porting-example scripts/porting-check.sh "$src" "$stock_kdir"
 step lint:cxx-freestanding scripts/cxx-check.sh \
-	build/kbuild-stock/module/core/*.o
+	build/kbuild-stock/module/core/*.o build/kbuild-stock/harness/core/*.o
 
 make -C userspace OUT="$out/userspace" test >"$out/userspace.log" 2>&1
 read -r p f <<<"$(gtest_counts "$out/userspace.log")"
@@ -550,7 +550,8 @@ if [ "$mode" != fast ]; then
 			CQPOOL_RACE_REMOVALS="$RACE_REMOVALS"
 		step lint:cxx-freestanding-debug scripts/cxx-check.sh \
 			build/kbuild-debug/module/core/*.o \
-			build/kbuild-debug/kunit/core/*.o
+			build/kbuild-debug/kunit/core/*.o \
+			build/kbuild-debug/harness/core/*.o
 		if payload 6.1-debug build/kbuild-debug; then
 			# Twice vm/run.sh's 1800 s: on a fresh machine the
 			# 6.12 debug kernel builds beside it, and one such

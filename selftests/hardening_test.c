@@ -460,7 +460,7 @@ TEST_F(hardening, bench_storm_flags_are_for_a_storm_on_cqpool_only)
 	EXPECT_EQ(-1, ioctl(self->fd, CQPOOL_IOC_BENCH, &b));
 	EXPECT_EQ(EINVAL, errno);
 	b.cq_mode = CQPOOL_CQ_POOL;
-	b.flags = CQPOOL_BENCH_F_TAKEOVER_DIRECT << 1;
+	b.flags = CQPOOL_BENCH_F_LEDGER << 1;
 	EXPECT_EQ(-1, ioctl(self->fd, CQPOOL_IOC_BENCH, &b));
 	EXPECT_EQ(EINVAL, errno);
 	/* the shared pool resizes: not both */
@@ -713,6 +713,52 @@ TEST_F(hardening, bench_gives_ordered_percentiles)
 	 */
 	EXPECT_LT(b.get_p50_ns, 8 * b.get_ns / b.iterations);
 	EXPECT_LT(b.put_p50_ns, 8 * b.put_ns / b.iterations);
+}
+
+/*
+ * The ledger alone: batched GET_PUT and CHURN on cqpool only, with the
+ * batches' percentiles, and nothing held after it.
+ */
+TEST_F(hardening, bench_ledger_flag_is_for_batches_on_cqpool)
+{
+	static const struct {
+		__u32 kind, cq_mode, flags, threads, prefill;
+	} bad[] = {
+		{ CQPOOL_BENCH_GET_PUT, CQPOOL_CQ_UPSTREAM, 0, 0, 2 },
+		{ CQPOOL_BENCH_GET_PUT, CQPOOL_CQ_PER_QP, 0, 0, 2 },
+		{ CQPOOL_BENCH_GET_PUT, CQPOOL_CQ_POOL, CQPOOL_BENCH_F_NO_RESIZE, 0, 2 },
+		{ CQPOOL_BENCH_LATENCY, CQPOOL_CQ_POOL, 0, 0, 2 },
+		{ CQPOOL_BENCH_PARALLEL, CQPOOL_CQ_POOL, 0, 1, 2 },
+		{ CQPOOL_BENCH_STORM, CQPOOL_CQ_POOL, 0, 0, 0 },
+	};
+	__u32 kinds[] = { CQPOOL_BENCH_GET_PUT, CQPOOL_BENCH_CHURN };
+	struct cqpool_bench b;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		b = bench_arg(bad[i].kind, 1000);
+		b.cq_mode = bad[i].cq_mode;
+		b.flags = CQPOOL_BENCH_F_LEDGER | bad[i].flags;
+		b.threads = bad[i].threads;
+		b.prefill = bad[i].prefill;
+		EXPECT_EQ(-1, ioctl(self->fd, CQPOOL_IOC_BENCH, &b)) TH_LOG("case %u", i);
+		EXPECT_EQ(EINVAL, errno) TH_LOG("case %u", i);
+	}
+	EXPECT_EQ(0, users());
+
+	for (i = 0; i < ARRAY_SIZE(kinds); i++) {
+		b = bench_arg(kinds[i], 1000);
+		b.flags = CQPOOL_BENCH_F_LEDGER;
+		b.prefill = 2;
+		ASSERT_EQ(0, ioctl(self->fd, CQPOOL_IOC_BENCH, &b))
+			TH_LOG("kind %u: errno %d", kinds[i], errno);
+		expect_percentiles(_metadata, &b);
+		/* the pool it copied: two CQs a vector, full */
+		EXPECT_LE(2, b.cqs);
+		EXPECT_LT(0, b.reserved_cqes);
+		EXPECT_LE(b.reserved_cqes, b.cqes);
+		EXPECT_EQ(0, users());
+	}
 }
 
 TEST_F(hardening, bench_ends_when_its_caller_is_killed)

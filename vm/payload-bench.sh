@@ -17,8 +17,9 @@
 #              against warm, growth (the verbs alone, no pool), then
 #              traffic; last, after rxe0 is re-added,
 #              the storm cold against cold
-#   unbound    get/put and churn, prefill 1, 64, 1024 in increasing order,
-#              so upstream's list holds exactly the prefilled CQs; then
+#   unbound    get/put, churn and the ledger alone, prefill 1, 64, 1024 in
+#              increasing order, so upstream's list holds exactly the
+#              prefilled CQs; then
 #              get/put through the takeover against upstream's own; on
 #              the re-added rxe0, last, get/put with cqpool.ko's code
 #              placed four ways
@@ -157,6 +158,9 @@ done
 #    of 10,000 lasted 2-4 ms.  The rounds of one side still differ by up
 #    to 2x within a boot: that is the host's drift, which the alternating
 #    rounds' medians are for.
+#    Then, on the same fill, the ledger alone: cqpool's timed calls are
+#    its pool ledger's reserve and release, on a copy of the filled
+#    ledger in the harness (bench --ledger), against upstream's again.
 pairs=50000
 for p in 1 64 1024; do
 	for k in getput churn; do
@@ -164,6 +168,9 @@ for p in 1 64 1024; do
 			--modes cqpool,upstream,perqp --prefill $p --nr-cqe 32 \
 			--iterations $pairs --rounds "$rounds"
 	done
+	bench "ledger-$p" $ctl bench --kind getput --device $dev --poll unbound \
+		--modes cqpool,upstream --ledger --prefill $p --nr-cqe 32 \
+		--iterations $pairs --rounds "$rounds"
 done
 
 # 4b. Per-call latency: get/put at 1 CQ per vector with a clock pair

@@ -594,12 +594,16 @@ enum cqpool_bench_kind {
  * while cqpool_takeover.ko has them, that is what a ULP pays on cqpool's
  * shared pool through the takeover (TAKEOVER); or the takeover's own
  * functions for them called directly, the same minus the livepatch's
- * redirection (TAKEOVER_DIRECT).
+ * redirection (TAKEOVER_DIRECT).  For a GET_PUT or CHURN on cqpool only:
+ * after the same fill, the timed calls are the pool ledger's own reserve
+ * and release, on a copy of the filled pool's ledger in the harness
+ * (LEDGER): the ledger's part of cqpool's get and put.
  */
 #define CQPOOL_BENCH_F_SHARED		(1U << 0)
 #define CQPOOL_BENCH_F_NO_RESIZE	(1U << 1)
 #define CQPOOL_BENCH_F_TAKEOVER		(1U << 2)
 #define CQPOOL_BENCH_F_TAKEOVER_DIRECT	(1U << 3)
+#define CQPOOL_BENCH_F_LEDGER		(1U << 4)
 /* The most entries a benchmark run holds at once (struct cqpool_bench). */
 #define CQPOOL_BENCH_MAX_CQES	(1U << 23)
 /* The most threads of a PARALLEL run. */
@@ -612,12 +616,15 @@ enum cqpool_bench_kind {
  * struct cqpool_bench - argument of CQPOOL_IOC_BENCH
  * @size: in: sizeof(struct cqpool_bench)
  * @flags: in: one of CQPOOL_BENCH_F_SHARED, CQPOOL_BENCH_F_NO_RESIZE,
- *	CQPOOL_BENCH_F_TAKEOVER, CQPOOL_BENCH_F_TAKEOVER_DIRECT, or zero
+ *	CQPOOL_BENCH_F_TAKEOVER, CQPOOL_BENCH_F_TAKEOVER_DIRECT,
+ *	CQPOOL_BENCH_F_LEDGER, or zero
  * @kind: in: enum cqpool_bench_kind
  * @cq_mode: in: CQPOOL_CQ_POOL (a fresh owned pool; with
  *	CQPOOL_BENCH_F_SHARED, for a STORM only, the device's shared pool of
  *	@poll_ctx, which keeps its CQs for the idle timeout; with
- *	CQPOOL_BENCH_F_NO_RESIZE, a fresh pool that never resizes a CQ),
+ *	CQPOOL_BENCH_F_NO_RESIZE, a fresh pool that never resizes a CQ;
+ *	with CQPOOL_BENCH_F_LEDGER, GET_PUT or CHURN only, its ledger's
+ *	calls alone),
  *	CQPOOL_CQ_UPSTREAM (with CQPOOL_BENCH_F_TAKEOVER or _DIRECT,
  *	through cqpool_takeover.ko: ENOENT while it does not have the
  *	calls),

@@ -65,6 +65,8 @@ const CommandSpec bench_spec = {
 				      "which must be loaded (not with mixed)"},
 		{"takeover-direct", nullptr, "as --takeover, with the takeover's functions "
 					     "called directly, not through the livepatch"},
+		{"ledger", nullptr, "getput, churn: cqpool's timed calls are its pool "
+				    "ledger's alone, on a copy of the filled pool's ledger"},
 		{"json", nullptr, "JSON output"},
 	},
 };
@@ -524,6 +526,9 @@ int cmd_bench(const Args &args, const Context &ctx)
 		return usage_error(bench_spec, "--takeover or --takeover-direct");
 	if (mixed && takeover)
 		return usage_error(bench_spec, "--takeover is for the in-kernel kinds, not mixed");
+	bool ledger = args.has("ledger");
+	if (ledger && (mixed || (kind != CQPOOL_BENCH_GET_PUT && kind != CQPOOL_BENCH_CHURN)))
+		return usage_error(bench_spec, "--ledger is for --kind getput and churn");
 	bool no_resize = args.has("no-resize");
 	if (mixed && no_resize && modes != std::vector<uint32_t>{CQPOOL_CQ_POOL})
 		return usage_error(bench_spec, "--kind mixed --no-resize is cqpool's alone: "
@@ -563,7 +568,8 @@ int cmd_bench(const Args &args, const Context &ctx)
 			b.cq_mode = x.mode;
 			if (x.mode == CQPOOL_CQ_POOL)
 				b.flags = (shared ? CQPOOL_BENCH_F_SHARED : 0) |
-					  (no_resize ? CQPOOL_BENCH_F_NO_RESIZE : 0);
+					  (no_resize ? CQPOOL_BENCH_F_NO_RESIZE : 0) |
+					  (ledger ? CQPOOL_BENCH_F_LEDGER : 0);
 			else if (x.mode == CQPOOL_CQ_UPSTREAM && takeover)
 				b.flags = direct ? CQPOOL_BENCH_F_TAKEOVER_DIRECT :
 						   CQPOOL_BENCH_F_TAKEOVER;
@@ -619,7 +625,7 @@ int cmd_bench(const Args &args, const Context &ctx)
 		j.field("rounds", rounds).field("poll_ctx", poll_ctx_name(poll));
 		j.field("takeover", takeover).field("takeover_direct", direct);
 		if (!storm)
-			j.field("prefill", prefill);
+			j.field("prefill", prefill).field("ledger", ledger);
 		else
 			j.field("shared", shared).field("no_resize", no_resize);
 		if (parallel)

@@ -219,6 +219,30 @@ TEST_F(Commands, BenchStormFlagsGoToCqpoolsRunsOnly)
 		  EXIT_USAGE);
 }
 
+TEST_F(Commands, BenchLedgerFlagGoesToCqpoolsRunsOnly)
+{
+	EXPECT_EQ(run(bench_cmd, {"--device", "rxe0", "--rounds", "1", "--ledger"}, true), 0)
+		<< err;
+	EXPECT_EQ(k.bench_flags, (std::vector<uint32_t>{ CQPOOL_BENCH_F_LEDGER, 0 }));
+	EXPECT_TRUE(has(out, R"("ledger":true)")) << out;
+	k.bench_flags.clear();
+	EXPECT_EQ(run(bench_cmd, {"--device", "rxe0", "--rounds", "1", "--kind", "churn",
+				  "--ledger"},
+		      true),
+		  0)
+		<< err;
+	EXPECT_EQ(k.bench_flags, (std::vector<uint32_t>{ CQPOOL_BENCH_F_LEDGER, 0 }));
+	// Without it, the field says so.
+	EXPECT_EQ(run(bench_cmd, {"--device", "rxe0", "--rounds", "1"}, true), 0) << err;
+	EXPECT_TRUE(has(out, R"("ledger":false)")) << out;
+	for (const char *kind : { "storm", "parallel", "latency", "mixed", "growth" }) {
+		EXPECT_EQ(run(bench_cmd, {"--device", "rxe0", "--kind", kind, "--ledger"}),
+			  EXIT_USAGE)
+			<< kind;
+		EXPECT_TRUE(has(err, "--ledger is for --kind getput and churn")) << kind << err;
+	}
+}
+
 TEST_F(Commands, BenchTakeoverFlagGoesToUpstreamsRunsOnly)
 {
 	k.upstream_busy = true; // cqpool_takeover loaded

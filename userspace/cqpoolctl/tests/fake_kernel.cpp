@@ -290,10 +290,14 @@ int do_ioctl(int fd, unsigned long req, void *arg)
 		}
 		bool takeover_flag = b->flags == CQPOOL_BENCH_F_TAKEOVER ||
 				     b->flags == CQPOOL_BENCH_F_TAKEOVER_DIRECT;
+		bool ledger_flag = b->flags == CQPOOL_BENCH_F_LEDGER;
 
 		if (!size_ok<cqpool_bench>(arg) ||
 		    (b->kind == CQPOOL_BENCH_STORM) != !b->prefill ||
-		    (b->flags && !storm_flag && !takeover_flag) ||
+		    (b->flags && !storm_flag && !takeover_flag && !ledger_flag) ||
+		    (ledger_flag && ((b->kind != CQPOOL_BENCH_GET_PUT &&
+				      b->kind != CQPOOL_BENCH_CHURN) ||
+				     b->cq_mode != CQPOOL_CQ_POOL)) ||
 		    (storm_flag && (b->kind != CQPOOL_BENCH_STORM ||
 				    b->cq_mode != CQPOOL_CQ_POOL)) ||
 		    (takeover_flag && b->cq_mode != CQPOOL_CQ_UPSTREAM) ||
