@@ -1079,6 +1079,19 @@ def ledger_cost(s):
                       100 * room / led))
 
 
+def get_cost(s, prefill):
+    """cqpool's get at @prefill CQs per vector, split as The ledger alone
+    splits it, for a get target missed."""
+    row = next((r for r in s.get("ledger", []) if r["prefill"] == prefill), None)
+    if not row or row.get("rest_get_ratio") is None:
+        return ""
+    return ("cqpool's get is its ledger's reserve, which alone took %s upstream's "
+            "get in this run, and the rest of its call, %s (see *The ledger "
+            "alone*). Upstream's get here meets the room in the first CQ of its "
+            "list, under the device's lock." % (
+                rcell(row["get_ratio"]), rcell(row["rest_get_ratio"])))
+
+
 def placement_spread(s):
     """How far code placement alone moved the get/put ratios in this run."""
     place = s.get("placement", [])
@@ -1116,7 +1129,13 @@ def notes(s, tg, cores=None):
         if t["met"]:
             continue
         why = ""
-        for k in ("churn", "storm", "get/put", "takeover", "parallel"):
+        # A get missed has its own split; the reasons below are the put's.
+        get = re.match(r"get/put (\d+) CQs/vector: get ", t["target"])
+        keys = ("churn", "storm", "get/put", "takeover", "parallel")
+        if get:
+            why = get_cost(s, int(get.group(1)))
+            keys = ()
+        for k in keys:
             if t["target"].startswith(k):
                 if k == "get/put" and "churn" in t["target"]:
                     continue
