@@ -119,8 +119,8 @@ void cqpool_bench_ledger_release(struct cqpool_bench_ledger *l, unsigned int i,
  * for each release, as cqpool_cq_put() reads it.
  *
  * Context: process context.
- * Return: 0, or -ENOSPC if a reservation found no room (the run's room
- * holds a batch, so it never does).
+ * Return: 0, -EINVAL for more than a batch, or -ENOSPC if a reservation
+ * found no room (the run's room holds a batch, so it never does).
  */
 int cqpool_bench_ledger_cycle(struct cqpool_bench_ledger *l, unsigned int n,
 			      unsigned int nr, u64 *get_ns, u64 *put_ns)
@@ -129,6 +129,8 @@ int cqpool_bench_ledger_cycle(struct cqpool_bench_ledger *l, unsigned int n,
 	int ret = 0;
 	u64 t;
 
+	if (WARN_ON(n > ARRAY_SIZE(l->held)))
+		return -EINVAL;
 	t = ktime_get_ns();
 	for (got = 0; got < n; got++) {
 		l->held[got] = cqp_pool_try_reserve(l->pool, got % l->nvec, nr);

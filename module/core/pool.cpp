@@ -742,8 +742,8 @@ extern "C" int cqp_pool_get(cqp_pool *pool, cqp_u32 vec, cqp_u32 nr_cqe,
 /*
  * The put's fast path: the release is made in this call, where left to
  * itself the compiler jumps on to an out-of-line Pool::release().  That
- * jump measured 3-5% of a put under TCG, where a jump to another page is
- * a lookup.
+ * jump measured about 5% of a put under TCG, where a jump to another page
+ * is a lookup.
  */
 extern "C" __attribute__((flatten)) int
 cqp_pool_release(cqp_pool *pool, cqp_cq *cq, cqp_u32 nr_cqe, cqp_u64 now)
