@@ -41,7 +41,7 @@ int cqpool_bench_ledger_init(struct cqpool_bench_ledger *l, unsigned int nvec,
 	l->cqs = kvcalloc(ncqs, sizeof(*l->cqs), GFP_KERNEL_ACCOUNT);
 	if (!l->cqs)
 		return -ENOMEM;
-	l->pool = cqp_pool_create(&cqpool_core_alloc, &p);
+	l->pool = cqp_pool_create(cqpool_core_allocator(), &p);
 	if (!l->pool) {
 		kvfree(l->cqs);
 		l->cqs = NULL;

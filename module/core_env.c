@@ -29,13 +29,23 @@ static void cqpool_core_free(void *ctx, void *ptr)
 	kfree(ptr);
 }
 
-/*
- * The core allocates only from process context, where GFP_KERNEL is fine.
- * The harness's own build of the core (bench_ledger.c) allocates with it
- * too.
- */
+/* The core allocates only from process context, where GFP_KERNEL is fine. */
 const struct cqp_alloc cqpool_core_alloc = {
 	.zalloc = cqpool_core_zalloc,
 	.free = cqpool_core_free,
 };
-EXPORT_SYMBOL_NS_GPL(cqpool_core_alloc, CQPOOL_HARNESS);
+
+/**
+ * cqpool_core_allocator() - the memory cqpool.ko gives its core
+ *
+ * For the harness's own build of the core (bench_ledger.c), so that it
+ * allocates as cqpool.ko's does.
+ *
+ * Context: any context.
+ * Return: cqpool_core_alloc.
+ */
+const struct cqp_alloc *cqpool_core_allocator(void)
+{
+	return &cqpool_core_alloc;
+}
+EXPORT_SYMBOL_NS_GPL(cqpool_core_allocator, CQPOOL_HARNESS);

@@ -19,8 +19,7 @@ struct cqpool;
 struct cqp_alloc;
 struct cqp_pool_stats;
 
-extern const struct cqp_alloc cqpool_core_alloc;
-
+const struct cqp_alloc *cqpool_core_allocator(void);
 int cqpool_pool_stats(struct cqpool *pool, struct cqp_pool_stats *st);
 bool cqpool_device_served(struct ib_device *ibdev);
 bool cqpool_pool_dying(struct cqpool *pool);

@@ -294,6 +294,7 @@ static inline struct cqpool_cq *cqpool_cq_of(struct ib_cq *cq)
 		cq->cq_context : NULL;
 }
 
+extern const struct cqp_alloc cqpool_core_alloc;
 extern unsigned int cqpool_idle_timeout_ms;
 extern struct workqueue_struct *cqpool_wq;
 
