@@ -881,7 +881,7 @@ int cqpool_bench_run(struct cqpool_session *s, void *arg)
 		b.ledger = kzalloc(sizeof(*b.ledger), GFP_KERNEL);
 		if (!b.ledger ||
 		    cqpool_bench_ledger_init(b.ledger, b.nvec,
-					     b.dev->attrs.max_cqe,
+					     b.dev->attrs.max_cqe, attr.cq_size,
 					     b.nvec * a->prefill))
 			goto out_pool;
 	}

@@ -22,19 +22,23 @@
  * @l: filled in
  * @nvec: the run's vectors
  * @max_cqe: the device's largest CQ
+ * @cq_size: entries the run's pool asks for a CQ
  * @ncqs: the most CQs that will be added
+ *
+ * The parameters of the run's pool, which never resizes a CQ: those its
+ * ledger checks a reservation against.
  *
  * Context: process context.
  * Return: 0 or -ENOMEM.
  */
 int cqpool_bench_ledger_init(struct cqpool_bench_ledger *l, unsigned int nvec,
-			     unsigned int max_cqe, unsigned int ncqs)
+			     unsigned int max_cqe, unsigned int cq_size,
+			     unsigned int ncqs)
 {
-	/* No CQ goes idle for long enough to be reaped: the run ends first. */
 	struct cqp_pool_params p = {
 		.nvec = nvec,
 		.max_cqe = max_cqe,
-		.flags = CQP_POOL_NO_SHRINK,
+		.cq_size = cq_size,
 	};
 
 	*l = (struct cqpool_bench_ledger){ .nvec = nvec };

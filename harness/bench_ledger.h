@@ -27,7 +27,8 @@ struct cqpool_bench_ledger {
 };
 
 int cqpool_bench_ledger_init(struct cqpool_bench_ledger *l, unsigned int nvec,
-			     unsigned int max_cqe, unsigned int ncqs);
+			     unsigned int max_cqe, unsigned int cq_size,
+			     unsigned int ncqs);
 int cqpool_bench_ledger_add(struct cqpool_bench_ledger *l, unsigned int i,
 			    unsigned int vec, unsigned int size);
 int cqpool_bench_ledger_reserve(struct cqpool_bench_ledger *l, unsigned int i,
