@@ -120,16 +120,37 @@ struct cqpool_bench_fill {
 	unsigned int top;
 };
 
+/*
+ * Whether the run goes on: -ENODEV once its device is going, -EINTR once
+ * its caller is killed (a run of a million gets takes minutes), else 0.
+ */
+static int cqpool_bench_going(struct cqpool_bench_ctx *b)
+{
+	if (READ_ONCE(b->stop))
+		return -ENODEV;
+	if (fatal_signal_pending(current))
+		return -EINTR;
+	return 0;
+}
+
+/*
+ * Where the fill's @i-th CQ is in its array: fill[v * prefill + k] is
+ * the k-th CQ filled on vector v, and the fill goes round the vectors.
+ */
+static unsigned int cqpool_bench_slot(const struct cqpool_bench_ctx *b,
+				      unsigned int i)
+{
+	return (i % b->nvec) * b->a->prefill + i / b->nvec;
+}
+
 static struct ib_cq *cqpool_bench_get(struct cqpool_bench_ctx *b,
 				      unsigned int nr, int vec)
 {
 	struct ib_cq *cq;
+	int ret = cqpool_bench_going(b);
 
-	if (READ_ONCE(b->stop))
-		return ERR_PTR(-ENODEV);
-	/* A run of a million gets ends when its caller is killed. */
-	if (fatal_signal_pending(current))
-		return ERR_PTR(-EINTR);
+	if (ret)
+		return ERR_PTR(ret);
 	cond_resched();
 	cq = cqpool_cq_source_get(&b->src, nr, vec, NULL);
 	/* One CQ per QP has no pool to count them. */
@@ -194,10 +215,9 @@ static int cqpool_bench_cycle(struct cqpool_bench_ctx *b, struct ib_cq **cqs,
 
 	if (b->ledger) {
 		/* Its calls touch no device: the run stops between batches. */
-		if (READ_ONCE(b->stop))
-			return -ENODEV;
-		if (fatal_signal_pending(current))
-			return -EINTR;
+		ret = cqpool_bench_going(b);
+		if (ret)
+			return ret;
 		cond_resched();
 		return cqpool_bench_ledger_cycle(b->ledger, n, nr, &a->get_ns,
 						 &a->put_ns);
@@ -492,12 +512,12 @@ static int cqpool_bench_mirror(struct cqpool_bench_ctx *b,
 			       const struct cqpool_bench_fill *fill,
 			       unsigned int filled)
 {
-	unsigned int prefill = b->a->prefill, i, k;
 	const struct cqpool_bench_fill *f;
+	unsigned int i, k;
 	int ret;
 
 	for (i = 0; i < filled; i++) {
-		k = (i % b->nvec) * prefill + i / b->nvec;
+		k = cqpool_bench_slot(b, i);
 		f = &fill[k];
 		ret = cqpool_bench_ledger_add(b->ledger, k, i % b->nvec,
 					      f->cq->cqe) ?:
@@ -516,7 +536,7 @@ static int cqpool_bench_mirror(struct cqpool_bench_ctx *b,
 	}
 	/* Back to no reservation, for cqpool_bench_ledger_exit(). */
 	while (i--) {
-		k = (i % b->nvec) * prefill + i / b->nvec;
+		k = cqpool_bench_slot(b, i);
 		cqpool_bench_ledger_release(b->ledger, k, fill[k].nr);
 		if (fill[k].top)
 			cqpool_bench_ledger_release(b->ledger, k, fill[k].top);
@@ -562,10 +582,9 @@ static int cqpool_bench_getput(struct cqpool_bench_ctx *b)
 		ret = -ENOMEM;
 		goto out;
 	}
-	/* fill[v * prefill + k]: the k-th CQ filled on vector v. */
 	for (filled = 0; filled < n; filled++) {
 		v = filled % b->nvec;
-		f = &fill[v * a->prefill + filled / b->nvec];
+		f = &fill[cqpool_bench_slot(b, filled)];
 		cq = cqpool_bench_get(b, CQPOOL_BENCH_CQ, v);
 		if (IS_ERR(cq)) {
 			ret = PTR_ERR(cq);
@@ -619,7 +638,7 @@ static int cqpool_bench_getput(struct cqpool_bench_ctx *b)
 		ret = cqpool_bench_timed(b);
 	}
 	for (i = 0; i < filled; i++) {
-		k = (i % b->nvec) * a->prefill + i / b->nvec;
+		k = cqpool_bench_slot(b, i);
 		f = &fill[k];
 		if (!f->cq)
 			continue;
@@ -676,10 +695,9 @@ static int cqpool_bench_growth(struct cqpool_bench_ctx *b)
 	if (!b->dev->ops.resize_cq)
 		return -EOPNOTSUPP;
 	for (i = 0; i < a->iterations && !ret; i++) {
-		if (READ_ONCE(b->stop))
-			return -ENODEV;
-		if (fatal_signal_pending(current))
-			return -EINTR;
+		ret = cqpool_bench_going(b);
+		if (ret)
+			return ret;
 		cq = ib_alloc_cq(b->dev, NULL, a->nr_cqe, 0, a->poll_ctx);
 		if (IS_ERR(cq))
 			return PTR_ERR(cq);

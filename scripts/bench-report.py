@@ -1060,10 +1060,15 @@ def takeover_cost(s):
     return out
 
 
+def ledger_row(s, prefill):
+    """The ledger alone's row at @prefill CQs per vector, or None."""
+    return next((r for r in s.get("ledger", []) if r["prefill"] == prefill), None)
+
+
 def ledger_cost(s):
     """What the ledger's release takes of cqpool's put in this run, and what
     it would have to take for the put to meet its target."""
-    row = next((r for r in s.get("ledger", []) if r["prefill"] == 1), None)
+    row = ledger_row(s, 1)
     if not row or row.get("rest_put_ratio") is None:
         return ""
     rest, led = row["rest_put_ratio"], row["put_ratio"]
@@ -1082,7 +1087,7 @@ def ledger_cost(s):
 def get_cost(s, prefill):
     """cqpool's get at @prefill CQs per vector, split as The ledger alone
     splits it, for a get target missed."""
-    row = next((r for r in s.get("ledger", []) if r["prefill"] == prefill), None)
+    row = ledger_row(s, prefill)
     if not row or row.get("rest_get_ratio") is None:
         return ""
     return ("cqpool's get is its ledger's reserve, which alone took %s upstream's "
