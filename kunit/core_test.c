@@ -1,30 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * KUnit: the C++ core's choice of vector, run in kernel context with the
- * kernel's allocator and code generation.
+ * KUnit: the C++ core's choice of vector, run in kernel context with
+ * cqpool.ko's allocator and the kernel's code generation.
  */
 #include <kunit/test.h>
-#include <linux/slab.h>
 
 #include "core/pool.h"
 #include "core/vectors.h"
+#include "cqpool_harness.h"
 
-static void *kunit_core_zalloc(void *ctx, size_t size)
-{
-	return kzalloc(size, GFP_KERNEL);
-}
-
-static void kunit_core_free(void *ctx, void *ptr)
-{
-	kfree(ptr);
-}
-
-static const struct cqp_alloc kunit_alloc = {
-	.zalloc = kunit_core_zalloc,
-	.free = kunit_core_free,
-};
-
-/* Fails the @fail_at'th allocation (counting from 1), then succeeds. */
+/*
+ * cqpool.ko's allocator, but for the @fail_at'th allocation (counting
+ * from 1), which fails.
+ */
 struct failing_alloc {
 	int calls;
 	int fail_at;
@@ -32,11 +20,19 @@ struct failing_alloc {
 
 static void *failing_zalloc(void *ctx, size_t size)
 {
+	const struct cqp_alloc *real = cqpool_core_allocator();
 	struct failing_alloc *fa = ctx;
 
 	if (++fa->calls == fa->fail_at)
 		return NULL;
-	return kzalloc(size, GFP_KERNEL);
+	return real->zalloc(real->ctx, size);
+}
+
+static void failing_free(void *ctx, void *ptr)
+{
+	const struct cqp_alloc *real = cqpool_core_allocator();
+
+	real->free(real->ctx, ptr);
 }
 
 /* A ledger of @nvec vectors with one CQ of 1000 entries on each. */
@@ -44,7 +40,7 @@ static struct cqp_pool *ledger_new(struct kunit *test, unsigned int nvec,
 				   struct cqp_cq *cqs)
 {
 	const struct cqp_pool_params p = { .nvec = nvec, .max_cqe = 1000 };
-	struct cqp_pool *pool = cqp_pool_create(&kunit_alloc, &p);
+	struct cqp_pool *pool = cqp_pool_create(cqpool_core_allocator(), &p);
 	unsigned int i;
 
 	KUNIT_ASSERT_NOT_NULL(test, pool);
@@ -132,7 +128,7 @@ static void failed_allocation_leaks_nothing(struct kunit *test)
 		struct failing_alloc fa = { .fail_at = fail_at };
 		const struct cqp_alloc alloc = {
 			.zalloc = failing_zalloc,
-			.free = kunit_core_free,
+			.free = failing_free,
 			.ctx = &fa,
 		};
 

@@ -38,8 +38,8 @@ const struct cqp_alloc cqpool_core_alloc = {
 /**
  * cqpool_core_allocator() - the memory cqpool.ko gives its core
  *
- * For the harness's own build of the core (bench_ledger.c), so that it
- * allocates as cqpool.ko's does.
+ * For the other builds of the core, the harness's (bench_ledger.c) and
+ * the KUnit module's, so that they allocate as cqpool.ko's does.
  *
  * Context: any context.
  * Return: cqpool_core_alloc.

@@ -3,9 +3,10 @@
  * What cqpool.ko exports to its test harness, cqpool_harness.ko, in the
  * CQPOOL_HARNESS symbol namespace (the KUnit modules import it too): the
  * walk over what cqpool holds, a pool's totals and the count of upstream's
- * pools (LIST, BENCH), the core's allocator (BENCH's ledger alone), event
- * injection (TRIGGER), and word of a device's removal.  Not an API: it
- * changes with cqpool.ko, and a ULP that imports it is on its own.
+ * pools (LIST, BENCH), the core's allocator (BENCH's ledger alone, the
+ * KUnit core tests), event injection (TRIGGER), and word of a device's
+ * removal.  Not an API: it changes with cqpool.ko, and a ULP that imports
+ * it is on its own.
  */
 #ifndef CQPOOL_HARNESS_H
 #define CQPOOL_HARNESS_H
