@@ -22,11 +22,7 @@ cqp_u32 free_cqes(const cqp_cq *cq)
 struct LessUsed {
 	bool operator()(const cqp_cq *a, const cqp_cq *b) const
 	{
-		if (free_cqes(a) != free_cqes(b))
-			return free_cqes(a) < free_cqes(b);
-		if (a->users != b->users)
-			return a->users > b->users;
-		return a->id > b->id;
+		return cqp_cq_below(free_cqes(a), a->users, a->id, b);
 	}
 };
 
@@ -107,13 +103,13 @@ struct alignas(LINE) Vector {
 	/* ... and the largest real size one of its CQs had. */
 	cqp_u32 peak_size;
 	cqp_u64 cqes;
-	cqp_u64 reserved;
 	/*
-	 * Reservations.  Counted here and summed by stats(), not counted for
-	 * the whole pool: a get or put writes its own vector's record and
-	 * its CQ's, and gets on different vectors write no count they share.
+	 * Entries reserved and reservations.  Counted here and summed by
+	 * stats(), not counted for the whole pool: a get or put writes its
+	 * own vector's record and its CQ's, and gets on different vectors
+	 * write no count they share.
 	 */
-	cqp_u64 users;
+	cqp_vec_counts counts;
 	/* Its idle CQs, in the order they went idle; for the same reason. */
 	cqp_cq *idle_head;
 	cqp_cq *idle_tail;
@@ -180,7 +176,6 @@ private:
 	static cqp_cq *room(Vector &v, cqp_u32 nr_cqe);
 	void take(Vector &v, cqp_cq *best, cqp_u32 nr_cqe);
 	cqp_u32 least_reserved(cqp_u32 n) const;
-	void raise_moving(cqp_cq *cq, cqp_u32 nr_cqe);
 	void idle_append(cqp_cq *cq, cqp_u64 now);
 	void idle_remove(cqp_cq *cq);
 	cqp_cq *oldest_idle_cq() const;
@@ -296,8 +291,8 @@ inline __attribute__((always_inline)) void Pool::take(Vector &v,
 		c->users++;
 		c->reserved += nr_cqe;
 	});
-	store_relaxed(v.reserved, v.reserved + nr_cqe);
-	v.users++;
+	store_relaxed(v.counts.reserved, v.counts.reserved + nr_cqe);
+	v.counts.users++;
 	if (nr_cqe > v.peak_nr)
 		v.peak_nr = nr_cqe;
 }
@@ -397,31 +392,25 @@ int Pool::get(cqp_u32 vec, cqp_u32 nr_cqe, cqp_grower *g, cqp_cq **out,
 	}
 }
 
+/*
+ * The whole release.  cqp_pool_release() makes most in place, inline in
+ * its caller (cqp_release_in_place()), and comes here with the rest: the
+ * last user's, one that moves its CQ in the treap, or a bad one.
+ */
 int Pool::release(cqp_cq *cq, cqp_u32 nr_cqe, cqp_u64 now)
 {
 	if (!releasable(cq, nr_cqe))
 		return CQP_ERANGE;
 
-	Vector &v = vec_[cq->vec];
+	cqp_vec_counts &vc = vec_[cq->vec].counts;
 
-	store_relaxed(v.reserved, v.reserved - nr_cqe);
-	v.users--;
-	/*
-	 * More free entries: a higher key.  A CQ that moves in the treap is
-	 * the rare case: out of line, so that a put that re-keys in place
-	 * makes no call.
-	 */
-	if (!v.cqs.raise_in_place(cq, Release{nr_cqe}))
-		raise_moving(cq, nr_cqe);
+	store_relaxed(vc.reserved, vc.reserved - nr_cqe);
+	vc.users--;
+	/* More free entries: a higher key. */
+	vec_[cq->vec].cqs.raise(cq, Release{nr_cqe});
 	if (!cq->users)
 		idle_append(cq, now);
 	return CQP_OK;
-}
-
-__attribute__((noinline)) void Pool::raise_moving(cqp_cq *cq,
-						  cqp_u32 nr_cqe)
-{
-	vec_[cq->vec].cqs.raise(cq, Release{nr_cqe});
 }
 
 int Pool::add(cqp_cq *cq, cqp_u32 vec, cqp_u32 size, cqp_u64 now)
@@ -438,6 +427,7 @@ int Pool::add(cqp_cq *cq, cqp_u32 vec, cqp_u32 size, cqp_u64 now)
 	cq->vec = vec;
 	cq->id = next_id_++;
 	cq->link.prio = mix(cq->id);
+	cq->link.counts = &v.counts;
 	v.cqs.insert(cq);
 	idle_append(cq, now);
 	v.count++;
@@ -612,8 +602,8 @@ void Pool::stats(cqp_pool_stats *st) const
 	st->idle_cqs = idle_cqs();
 	st->cqes = cqes_;
 	for (cqp_u32 i = 0; i < p_.nvec; i++) {
-		st->reserved += vec_[i].reserved;
-		st->users += vec_[i].users;
+		st->reserved += vec_[i].counts.reserved;
+		st->users += vec_[i].counts.users;
 	}
 }
 
@@ -623,15 +613,15 @@ cqp_u32 Pool::least_reserved(cqp_u32 n) const
 	cqp_u32 best = 0;
 
 	for (cqp_u32 i = 1; i < n; i++)
-		if (load_relaxed(vec_[i].reserved) <
-		    load_relaxed(vec_[best].reserved))
+		if (load_relaxed(vec_[i].counts.reserved) <
+		    load_relaxed(vec_[best].counts.reserved))
 			best = i;
 	return best;
 }
 
 cqp_u64 Pool::vec_reserved(cqp_u32 vec) const
 {
-	return vec < p_.nvec ? load_relaxed(vec_[vec].reserved) : 0;
+	return vec < p_.nvec ? load_relaxed(vec_[vec].counts.reserved) : 0;
 }
 
 bool Pool::check() const
@@ -665,7 +655,8 @@ bool Pool::check() const
 		if (!v.cqs.check(visit) || !growing_seen)
 			return false;
 		if (vs.cqs != v.count || vs.cqes != v.cqes ||
-		    vs.reserved != v.reserved || vs.users != v.users)
+		    vs.reserved != v.counts.reserved ||
+		    vs.users != v.counts.users)
 			return false;
 
 		/* The idle list holds the vector's idle CQs, and no other. */
@@ -739,14 +730,8 @@ extern "C" int cqp_pool_get(cqp_pool *pool, cqp_u32 vec, cqp_u32 nr_cqe,
 	return pool_of(pool)->get(vec, nr_cqe, g, cq, grown);
 }
 
-/*
- * The put's fast path: the release is made in this call, where left to
- * itself the compiler jumps on to an out-of-line Pool::release().  That
- * jump measured about 5% of a put under TCG, where a jump to another page
- * is a lookup.
- */
-extern "C" __attribute__((flatten)) int
-cqp_pool_release(cqp_pool *pool, cqp_cq *cq, cqp_u32 nr_cqe, cqp_u64 now)
+extern "C" int cqp_pool_release_slow(cqp_pool *pool, cqp_cq *cq,
+				     cqp_u32 nr_cqe, cqp_u64 now)
 {
 	return pool_of(pool)->release(cq, nr_cqe, now);
 }

@@ -52,6 +52,16 @@
 extern "C" {
 #endif
 
+/*
+ * What a vector counts of its CQs' reservations, reached from each CQ
+ * (link.counts) by the put's inline fast path.  @reserved is read beside
+ * the vector's gets and puts (cqp_pool_pick_vector()): whole, never torn.
+ */
+struct cqp_vec_counts {
+	cqp_u64 reserved;
+	cqp_u64 users;
+};
+
 /**
  * struct cqp_cq - the ledger's record of one CQ, embedded in the glue's
  * @size: real number of entries
@@ -77,6 +87,7 @@ struct cqp_cq {
 		struct cqp_cq *left, *right;	/* per-vector treap */
 		struct cqp_cq *lo, *hi;		/* its nodes in order */
 		struct cqp_cq *prev, *next;	/* its vector's idle list */
+		struct cqp_vec_counts *counts;	/* its vector's */
 		cqp_u32 prio;
 		cqp_u32 flags;
 	} link;
@@ -198,13 +209,68 @@ int cqp_pool_reserve(struct cqp_pool *pool, cqp_u32 vec, cqp_u32 nr_cqe,
 struct cqp_cq *cqp_pool_try_reserve(struct cqp_pool *pool, cqp_u32 vec,
 				    cqp_u32 nr_cqe);
 
+/* cqp_pool_release() where its inline fast path does not apply. */
+int cqp_pool_release_slow(struct cqp_pool *pool, struct cqp_cq *cq,
+			  cqp_u32 nr_cqe, cqp_u64 now);
+
+/*
+ * The order of a vector's CQs, whose maximum is the least used: whether
+ * a CQ with @free free entries, @users users and creation order @id comes
+ * before @b.  Fewer free entries first, then more users, then the newer.
+ */
+static inline int cqp_cq_below(cqp_u32 free, cqp_u32 users, cqp_u64 id,
+			       const struct cqp_cq *b)
+{
+	const cqp_u32 b_free = b->size - b->reserved;
+
+	if (free != b_free)
+		return free < b_free;
+	if (users != b->users)
+		return users > b->users;
+	return id > b->id;
+}
+
+/*
+ * A release that leaves @cq with users and where it is in its vector's
+ * order, so that nothing but counts change: most puts.  Whether it was
+ * made; if not, nothing changed.  A reservation holds at least one
+ * entry, so the users that stay keep at least one each.
+ */
+static inline int cqp_release_in_place(struct cqp_cq *cq, cqp_u32 nr_cqe)
+{
+	const cqp_u32 users = cq->users, reserved = cq->reserved;
+	const struct cqp_cq *hi = cq->link.hi;
+	struct cqp_vec_counts *vc = cq->link.counts;
+
+	if (users < 2 || !nr_cqe || nr_cqe > reserved ||
+	    reserved - nr_cqe < users - 1)
+		return 0;
+	/* More free entries: it stays below the next CQ up, or moves. */
+	if (hi && !cqp_cq_below(cq->size - reserved + nr_cqe, users - 1,
+				cq->id, hi))
+		return 0;
+	__atomic_store_n(&vc->reserved, vc->reserved - nr_cqe,
+			 __ATOMIC_RELAXED);
+	vc->users--;
+	cq->users = users - 1;
+	cq->reserved = reserved - nr_cqe;
+	return 1;
+}
+
 /*
  * Give back @nr_cqe entries of one reservation on @cq, which changes its
  * vector alone.  CQP_ERANGE, and nothing changes, when @cq has no user
- * or fewer entries reserved.
+ * or fewer entries reserved.  Inline, so that most puts make no call
+ * into the core: under TCG such a call cost about 0.18x of upstream's
+ * whole put.
  */
-int cqp_pool_release(struct cqp_pool *pool, struct cqp_cq *cq,
-		     cqp_u32 nr_cqe, cqp_u64 now);
+static inline int cqp_pool_release(struct cqp_pool *pool, struct cqp_cq *cq,
+				   cqp_u32 nr_cqe, cqp_u64 now)
+{
+	if (cqp_release_in_place(cq, nr_cqe))
+		return CQP_OK;
+	return cqp_pool_release_slow(pool, cq, nr_cqe, now);
+}
 
 /*
  * Add a CQ the glue allocated: @size is its real size.  @cq is zeroed by

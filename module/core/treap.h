@@ -81,27 +81,20 @@ public:
 	/*
 	 * rekey() for a @change that only ever raises the key (lower(): only
 	 * lowers it), which has one neighbour to compare with, not two.
+	 * Inline: the check in place is a get's or put's fast path.
 	 */
-	template <typename Change> void raise(Node *n, Change &&change)
+	template <typename Change>
+	__attribute__((always_inline)) void raise(Node *n, Change &&change)
 	{
-		if (!raise_in_place(n, change))
+		if (!stays(n, change, n->link.hi, nullptr))
 			move(n, change);
 	}
 
-	template <typename Change> void lower(Node *n, Change &&change)
+	template <typename Change>
+	__attribute__((always_inline)) void lower(Node *n, Change &&change)
 	{
 		if (!stays(n, change, nullptr, n->link.lo))
 			move(n, change);
-	}
-
-	/*
-	 * raise() where the node stays where it is; false, and @n as it was,
-	 * where it would have to move.  A caller that then raise()s out of
-	 * line makes no call on its fast path.
-	 */
-	template <typename Change> bool raise_in_place(Node *n, Change &&change)
-	{
-		return stays(n, change, n->link.hi, nullptr);
 	}
 
 	/*

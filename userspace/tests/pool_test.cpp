@@ -736,6 +736,39 @@ TEST_F(Pool, ReleaseOfTheLastUserMakesTheCqIdleAtThatTime)
 	EXPECT_EQ(since, 3000u);
 }
 
+TEST_F(Pool, AReleaseIsMadeInPlaceOnlyWhereItsCqKeepsUsersAndItsPlace)
+{
+	ASSERT_NE(make(params(1, 1024)), nullptr);
+	cqp_cq *a = add(0, 100);
+	cqp_cq *b = add(0, 100);
+	ASSERT_EQ(reserve(0, 30), a);
+	ASSERT_EQ(reserve(0, 30), b);
+	ASSERT_EQ(reserve(0, 5), a);
+	ASSERT_EQ(reserve(0, 5), b);
+	/* 65 free and 2 users each: a, the older, is the next up from b */
+	std::string before = snapshot();
+	/* b would pass a: it has to move in the treap, out of line */
+	EXPECT_FALSE(cqp_release_in_place(b, 5));
+	/* a bad release is left to the whole one, which refuses it */
+	EXPECT_FALSE(cqp_release_in_place(a, 35));
+	EXPECT_EQ(snapshot(), before);
+	/* a, the maximum, only gains room: counts alone change */
+	EXPECT_TRUE(cqp_release_in_place(a, 5));
+	EXPECT_EQ(a->users, 1u);
+	EXPECT_EQ(a->reserved, 30u);
+	EXPECT_EQ(stats().reserved, 65u);
+	EXPECT_EQ(stats().users, 3u);
+	EXPECT_EQ(cqp_pool_vec_reserved(pool, 0), 65u);
+	EXPECT_EQ(cqp_pool_check(pool), CQP_OK);
+	/* a's last user would leave it idle, out of line */
+	before = snapshot();
+	EXPECT_FALSE(cqp_release_in_place(a, 30));
+	EXPECT_EQ(snapshot(), before);
+	EXPECT_EQ(cqp_pool_release(pool, b, 5, now), CQP_OK);
+	EXPECT_EQ(cqp_pool_release(pool, a, 30, now), CQP_OK);
+	EXPECT_EQ(stats().idle_cqs, 1u);
+}
+
 /* ---- growth ---- */
 
 TEST_F(Pool, AResizablePoolGrowsItsGrowingCqBeforePlanningANewOne)
