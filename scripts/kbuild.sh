@@ -13,7 +13,10 @@ shift 2
 dir=$top/build/kbuild-$kind
 
 mkdir -p "$dir"
+# harness/core/ and kunit/core/ hold only those modules' own builds of the
+# core (Kbuild), no source: not for --delete.
 rsync -a --delete --exclude="*.o" --exclude=".*.cmd" --exclude="*.ko" --exclude="*.gcno" \
+	--exclude=/harness/core/ --exclude=/kunit/core/ \
 	"$top/Kbuild" "$top/module" "$top/harness" "$top/include" "$top/kunit" \
 	"$top/takeover" \
 	"$dir/"
