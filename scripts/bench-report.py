@@ -105,6 +105,19 @@ def paired(a, b):
     return median(rr), spread(rr)
 
 
+def getput_ratio(s, prefill, op):
+    """cqpool's @op over upstream's at @prefill CQs per vector, and its
+    rounds' spread, as the targets read it: over every layout of the code
+    placement runs (1d) where there are several, as built (1) if not."""
+    for row in s.get("placed", []):
+        if row["prefill"] == prefill:
+            return row[op + "_ratio"], row[op + "_ratio_rounds"]
+    for row in s.get("getput", []):
+        if row["kind"] == "getput" and row["prefill"] == prefill:
+            return row.get(op + "_ratio"), row.get(op + "_ratio_rounds")
+    return None, None
+
+
 def summarize(raw):
     s = {}
     # 1. get/put latency
@@ -131,12 +144,12 @@ def summarize(raw):
 
     # 1e. the ledger alone: the core's reserve and release on a copy of
     #     cqpool's filled ledger, against upstream's get and put in rounds
-    #     of their own; what is left of cqpool's calls is its ratio less
-    #     the ledger's, both over upstream's of their own rounds
+    #     of their own; what is left of cqpool's calls (below, once 1d is
+    #     read) is its ratio less the ledger's, both over upstream's of
+    #     their own rounds
     led = []
     for prefill in (1, 64, 1024):
         r = raw.get("ledger-%d" % prefill)
-        own = next((g for g in gp if g["kind"] == "getput" and g["prefill"] == prefill), {})
         l, u = (bench_series(r, m) if r else None for m in ("cqpool", "upstream"))
         if not l or not u:
             continue
@@ -146,8 +159,6 @@ def summarize(raw):
             row["upstream_" + op + "_ns"] = spread(per_call(u, op))
             row[op + "_ratio"], row[op + "_ratio_rounds"] = paired(
                 per_call(l, op), per_call(u, op))
-            if own.get(op + "_ratio") is not None:
-                row["rest_" + op + "_ratio"] = own[op + "_ratio"] - row[op + "_ratio"]
         led.append(row)
     if led:
         s["ledger"] = led
@@ -218,25 +229,47 @@ def summarize(raw):
         s["parallel"] = {"rows": par,
                          "vcpus": (raw.get("machine-parallel") or {}).get("vcpus")}
 
-    # 1d. code placement: getput at 1 CQ per vector, one round of each
-    #     layout of cqpool.ko's code (shifted by PAD bytes) at a time
-    pads = sorted({int(k.split("-")[1]) for k in raw
-                   if re.fullmatch(r"placement-\d+-\d+", k)})
-    place = []
-    for pad in pads:
-        runs = [raw[k] for k in sorted(raw) if re.fullmatch(r"placement-%d-\d+" % pad, k)]
-        sides = {mode: [bench_series(r, mode) for r in runs] for mode in ("cqpool", "upstream")}
-        if not all(sides["cqpool"]) or not all(sides["upstream"]):
-            continue
-        row = {"pad": pad}
-        for op in ("get", "put"):
-            c = [per_call(m, op)[0] for m in sides["cqpool"]]
-            u = [per_call(m, op)[0] for m in sides["upstream"]]
-            row["cqpool_" + op + "_ns"], row["upstream_" + op + "_ns"] = spread(c), spread(u)
-            row[op + "_ratio"], row[op + "_ratio_rounds"] = paired(c, u)
-        place.append(row)
+    # 1d. code placement: getput at 1, 64 and 1,024 CQs per vector, one
+    #     round of each layout of cqpool.ko's code (shifted by PAD bytes)
+    #     at a time; "placed" is each size over all the layouts' rounds
+    runs = {}
+    for k in raw:
+        m = re.fullmatch(r"placement-(\d+)-(\d+)-(\d+)", k)
+        if m:
+            runs.setdefault(int(m.group(1)), {}).setdefault(
+                int(m.group(2)), []).append((int(m.group(3)), raw[k]))
+    place, placed = [], []
+    for prefill in sorted(runs):
+        every = {"get": ([], []), "put": ([], [])}
+        for pad in sorted(runs[prefill]):
+            rs = [r for _, r in sorted(runs[prefill][pad], key=lambda x: x[0])]
+            sides = {mode: [bench_series(r, mode) for r in rs] for mode in ("cqpool", "upstream")}
+            if not all(sides["cqpool"]) or not all(sides["upstream"]):
+                continue
+            row = {"prefill": prefill, "pad": pad}
+            for op in ("get", "put"):
+                c = [per_call(m, op)[0] for m in sides["cqpool"]]
+                u = [per_call(m, op)[0] for m in sides["upstream"]]
+                row["cqpool_" + op + "_ns"], row["upstream_" + op + "_ns"] = spread(c), spread(u)
+                row[op + "_ratio"], row[op + "_ratio_rounds"] = paired(c, u)
+                every[op][0].extend(c)
+                every[op][1].extend(u)
+            place.append(row)
+        if len({r["pad"] for r in place if r["prefill"] == prefill}) > 1:
+            row = {"prefill": prefill}
+            for op in ("get", "put"):
+                row[op + "_ratio"], row[op + "_ratio_rounds"] = paired(*every[op])
+            placed.append(row)
     if place:
         s["placement"] = place
+    if placed:
+        s["placed"] = placed
+    # What is left of cqpool's calls is its ratio less the ledger's.
+    for row in s.get("ledger", []):
+        for op in ("get", "put"):
+            own = getput_ratio(s, row["prefill"], op)[0]
+            if own is not None:
+                row["rest_" + op + "_ratio"] = own - row[op + "_ratio"]
 
     # 2. storm: time of one round = (get + put per op) * iterations
     r = raw.get("storm")
@@ -431,10 +464,9 @@ def targets(s, sizes):
     for row in s.get("getput", []):
         if row["kind"] == "getput":
             for op in ("get", "put"):
-                r = row.get(op + "_ratio")
+                r, rr = getput_ratio(s, row["prefill"], op)
                 add("get/put %d CQs/vector: %s <= %.1fx upstream" % (row["prefill"], op, limit[op]),
-                    r, r is not None and r <= limit[op],
-                    straddles(row.get(op + "_ratio_rounds"), limit[op]))
+                    r, r is not None and r <= limit[op], straddles(rr, limit[op]))
         elif row["prefill"] == 1024:
             r = row.get("get_ratio")
             add("churn 1024 CQs/vector: get <= 0.05x upstream", r, r is not None and r <= 0.05)
@@ -537,6 +569,12 @@ def markdown(res):
         vs = "-" if v is None else ("%.1f%%" % (100 * v) if "1%" in t["target"] else "%.3g" % v)
         w("| %s | %s | %s |" % (t["target"], vs, "met" if t["met"] else "**missed**"))
     w("")
+    if s.get("placed"):
+        w("The get/put rows are read over every layout of *Code placement* (section 1):")
+        w("cqpool.ko as built and with its code shifted, the median of all their rounds'")
+        w("own ratios, as under TCG where code lands moves a call's cost. Section 1's")
+        w("table is the layout as built alone.")
+        w("")
     w("Why the misses are misses is in the sections below and under *Notes*.")
     w("")
     if res.get("plots"):
@@ -590,10 +628,11 @@ def markdown(res):
         w("against upstream's again. The harness links a second build of the C++ core,")
         w("makes on it a ledger of the CQs and reservations cqpool's pool holds after the")
         w("fill, and times the core's `cqp_pool_try_reserve()` and `cqp_pool_release()` on")
-        w("it in the same batches: the ledger's part of a get and a put, a call each. The")
-        w("rest of cqpool's get or put (the vector picked or the CQ found from itself, the")
-        w("vector's lock, the hook checked, the reference and the reaper) is its ratio")
-        w("above less the ledger's, both over upstream's of their own rounds.")
+        w("it in the same batches: the ledger's part of a get and a put (a call, and the")
+        w("release's fast path inline, as in cqpool.ko). The rest of cqpool's get or put")
+        w("(the vector picked or the CQ found from itself, the vector's lock, the hook")
+        w("checked, the reference and the reaper) is its ratio as the targets read it")
+        w("less the ledger's, both over upstream's of their own rounds.")
         w("")
         w("| CQs/vector | ledger reserve ns | upstream get ns | reserve/upstream get | rest of cqpool's get/upstream get | ledger release ns | upstream put ns | release/upstream put | rest of cqpool's put/upstream put |")
         w("| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
@@ -641,24 +680,31 @@ def markdown(res):
 
     place = s.get("placement")
     if place:
-        shifts = [str(r["pad"]) for r in place if r["pad"]]
-        w("**Code placement.** *getput* at 1 CQ per vector as above, on the re-added rxe0")
-        w("at the end of the boot, with the same `cqpool.ko` loaded as built and with")
-        w("%s bytes of dead code linked in front of its code" % (
+        shifts = [str(p) for p in sorted({r["pad"] for r in place if r["pad"]})]
+        w("**Code placement.** *getput* at each size as above, on the re-added rxe0 at the")
+        w("end of the boot, with the same `cqpool.ko` loaded as built and with %s" % (
             ", ".join(shifts[:-1]) + " and " + shifts[-1] if len(shifts) > 1 else "".join(shifts)))
-        w("(`module/text_pad.S`), which moves every function that much further into its")
-        w("pages; one round of each layout at a time. Under TCG a call's cost depends on")
-        w("where its code lands (QEMU chains translated blocks directly only within a")
-        w("page, and looks up every other jump and return), so the rows differ by")
-        w("placement alone.")
+        w("bytes of dead code linked in front of its code (`module/text_pad.S`), which")
+        w("moves every function that much further into its pages; one round of each")
+        w("layout at a time. Under TCG a call's cost depends on where its code lands")
+        w("(QEMU chains translated blocks directly only within a page, and looks up every")
+        w("other jump and return), so the rows of one size differ by placement alone.")
+        w("The targets read the get and put over all the layouts of a size (*all*).")
         w("")
-        w("| code shifted by | cqpool get ns | upstream get ns | get cqpool/upstream | cqpool put ns | upstream put ns | put cqpool/upstream |")
-        w("| ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
-        for row in place:
-            w("| %d B | %s | %s | %s | %s | %s | %s |" % (
-                row["pad"], cell(row["cqpool_get_ns"]), cell(row["upstream_get_ns"]),
-                rcell(row["get_ratio"]), cell(row["cqpool_put_ns"]),
-                cell(row["upstream_put_ns"]), rcell(row["put_ratio"])))
+        w("| CQs/vector | code shifted by | cqpool get ns | upstream get ns | get cqpool/upstream | cqpool put ns | upstream put ns | put cqpool/upstream |")
+        w("| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+        placed = {r["prefill"]: r for r in s.get("placed", [])}
+        for i, row in enumerate(place):
+            w("| %d | %d B | %s | %s | %s | %s | %s | %s |" % (
+                row["prefill"], row["pad"], cell(row["cqpool_get_ns"]),
+                cell(row["upstream_get_ns"]), rcell(row["get_ratio"]),
+                cell(row["cqpool_put_ns"]), cell(row["upstream_put_ns"]),
+                rcell(row["put_ratio"])))
+            last = i + 1 == len(place) or place[i + 1]["prefill"] != row["prefill"]
+            if last and row["prefill"] in placed:
+                a = placed[row["prefill"]]
+                w("| %d | all | | | %s | | | %s |" % (
+                    row["prefill"], rcell(a["get_ratio"]), rcell(a["put_ratio"])))
         w("")
 
     lat = s.get("latency")
@@ -948,8 +994,9 @@ REASONS = {
                "around a subtraction. cqpool's put also finds its CQ from the CQ "
                "itself (its event handler and context), checks the reservation "
                "against the CQ's users, re-keys the CQ in its vector's treap (in "
-               "place in the steady state: a put only raises the CQ's key, so it is "
-               "compared with the next higher CQ and the tree is left alone) and "
+               "the steady state in place, inline in the put with no call into the "
+               "core: a put only raises the CQ's key, so it is compared with the "
+               "next higher CQ and the tree is left alone) and "
                "moves a CQ left without users to the idle list, which is more than "
                "a subtraction however it is laid out. Its get does the same work the other way, and is below "
                "upstream's, whose first-fit walk costs more than the re-keying "
@@ -1099,7 +1146,7 @@ def get_cost(s, prefill):
 
 def placement_spread(s):
     """How far code placement alone moved the get/put ratios in this run."""
-    place = s.get("placement", [])
+    place = [r for r in s.get("placement", []) if r["prefill"] == 1]
     if len(place) < 2:
         return ""
     def ratios(op):

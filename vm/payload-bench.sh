@@ -210,11 +210,11 @@ done
 
 # 5. Completions: 32 and 128 looped-back QP pairs (64 and 256 QPs), each
 #    --mode all runs cqpool, upstream and per-QP CQs in turn.
-for pairs in 32 128; do
+for qpairs in 32 128; do
 	r=1
 	while [ $r -le "$rounds" ]; do
-		bench "traffic-$pairs-$r" $ctl run --device $dev --profile custom \
-			--connections 1 --queues $pairs --queue-depth 128 \
+		bench "traffic-$qpairs-$r" $ctl run --device $dev --profile custom \
+			--connections 1 --queues $qpairs --queue-depth 128 \
 			--mode all --seconds 3
 		r=$((r + 1))
 	done
@@ -240,28 +240,33 @@ for k in 1 2 3 4 5; do
 		--nr-cqe 513 --rounds 1
 done
 
-# 7. Code placement: get/put at 1 CQ per vector as in 1, with cqpool.ko's
-#    code where it is and shifted by $BENCH_PADS bytes of dead code in
-#    front (scripts/bench.sh), each in turn within a round.  Under TCG
-#    a call's cost depends on where its code lands: the spread is what
-#    placement alone makes of a ratio.
-r=1
-while [ $r -le "$rounds" ]; do
-	for pad in 0 ${BENCH_PADS:-}; do
-		ko=/payload/cqpool-pad$pad.ko
-		[ "$pad" -ne 0 ] || ko=/payload/cqpool.ko
-		rmmod cqpool_harness cqpool
-		if insmod "$ko" && insmod /payload/cqpool_harness.ko; then
-			bench "placement-$pad-$r" $ctl bench --kind getput \
-				--device $dev --poll unbound \
-				--modes cqpool,upstream --prefill 1 --nr-cqe 32 \
-				--iterations $pairs --rounds 1
-		else
-			echo "BENCH-FAIL placement-$pad-$r rc=load" >>"$out"
-			status=1
-		fi
+# 7. Code placement: get/put at 1, 64 and 1,024 CQs per vector as in 4,
+#    with cqpool.ko's code where it is and shifted by $BENCH_PADS bytes
+#    of dead code in front (scripts/bench.sh), each in turn within a
+#    round.  Under TCG a call's cost depends on where its code lands:
+#    the spread is what placement alone makes of a ratio, and the get/put
+#    targets are read over all the layouts.  On the re-added rxe0, in
+#    increasing prefill as in 4, so that upstream's list holds exactly the
+#    prefilled CQs.
+for p in 1 64 1024; do
+	r=1
+	while [ $r -le "$rounds" ]; do
+		for pad in 0 ${BENCH_PADS:-}; do
+			ko=/payload/cqpool-pad$pad.ko
+			[ "$pad" -ne 0 ] || ko=/payload/cqpool.ko
+			rmmod cqpool_harness cqpool
+			if insmod "$ko" && insmod /payload/cqpool_harness.ko; then
+				bench "placement-$p-$pad-$r" $ctl bench --kind getput \
+					--device $dev --poll unbound \
+					--modes cqpool,upstream --prefill $p \
+					--nr-cqe 32 --iterations $pairs --rounds 1
+			else
+				echo "BENCH-FAIL placement-$p-$pad-$r rc=load" >>"$out"
+				status=1
+			fi
+		done
+		r=$((r + 1))
 	done
-	r=$((r + 1))
 done
 
 rmmod cqpool_harness cqpool
