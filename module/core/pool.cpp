@@ -72,20 +72,6 @@ void store_relaxed(cqp_u64 &x, cqp_u64 v)
 }
 
 /*
- * Whether @nr_cqe entries can be one reservation of @cq's.  A reservation
- * holds at least one entry: the users that stay keep at least one each,
- * and the last one gives back all that is left.
- */
-bool releasable(const cqp_cq *cq, cqp_u32 nr_cqe)
-{
-	if (!cq->users || !nr_cqe || nr_cqe > cq->reserved)
-		return false;
-	if (cq->reserved - nr_cqe < cq->users - 1)
-		return false;
-	return cq->users != 1 || nr_cqe == cq->reserved;
-}
-
-/*
  * A cache line: gets and puts on different vectors write their vectors'
  * records at once, from different CPUs (the glue locks each vector
  * apart), so no two vectors share one.
@@ -399,7 +385,7 @@ int Pool::get(cqp_u32 vec, cqp_u32 nr_cqe, cqp_grower *g, cqp_cq **out,
  */
 int Pool::release(cqp_cq *cq, cqp_u32 nr_cqe, cqp_u64 now)
 {
-	if (!releasable(cq, nr_cqe))
+	if (!cqp_releasable(cq, nr_cqe))
 		return CQP_ERANGE;
 
 	cqp_vec_counts &vc = vec_[cq->vec].counts;

@@ -231,10 +231,23 @@ static inline int cqp_cq_below(cqp_u32 free, cqp_u32 users, cqp_u64 id,
 }
 
 /*
+ * Whether @nr_cqe entries can be one reservation of @cq's.  A reservation
+ * holds at least one entry: the users that stay keep at least one each,
+ * and the last one gives back all that is left.
+ */
+static inline int cqp_releasable(const struct cqp_cq *cq, cqp_u32 nr_cqe)
+{
+	if (!cq->users || !nr_cqe || nr_cqe > cq->reserved)
+		return 0;
+	if (cq->reserved - nr_cqe < cq->users - 1)
+		return 0;
+	return cq->users != 1 || nr_cqe == cq->reserved;
+}
+
+/*
  * A release that leaves @cq with users and where it is in its vector's
  * order, so that nothing but counts change: most puts.  Whether it was
- * made; if not, nothing changed.  A reservation holds at least one
- * entry, so the users that stay keep at least one each.
+ * made; if not, nothing changed.
  */
 static inline int cqp_release_in_place(struct cqp_cq *cq, cqp_u32 nr_cqe)
 {
@@ -242,8 +255,7 @@ static inline int cqp_release_in_place(struct cqp_cq *cq, cqp_u32 nr_cqe)
 	const struct cqp_cq *hi = cq->link.hi;
 	struct cqp_vec_counts *vc = cq->link.counts;
 
-	if (users < 2 || !nr_cqe || nr_cqe > reserved ||
-	    reserved - nr_cqe < users - 1)
+	if (users < 2 || !cqp_releasable(cq, nr_cqe))
 		return 0;
 	/* More free entries: it stays below the next CQ up, or moves. */
 	if (hi && !cqp_cq_below(cq->size - reserved + nr_cqe, users - 1,
