@@ -90,12 +90,14 @@ struct alignas(LINE) Vector {
 	cqp_u32 peak_size;
 	cqp_u64 cqes;
 	/*
-	 * Entries reserved and reservations.  Counted here and summed by
-	 * stats(), not counted for the whole pool: a get or put writes its
-	 * own vector's record and its CQ's, and gets on different vectors
-	 * write no count they share.
+	 * Entries reserved.  Counted here and summed by stats(), not counted
+	 * for the whole pool: a get or put writes its own vector's record and
+	 * its CQ's, and gets on different vectors write no count they share.
+	 * Read beside the vector's gets and puts (least_reserved()), so
+	 * written whole.  Reservations are not counted at all: stats() sums
+	 * the CQs', and a get or put has one write fewer.
 	 */
-	cqp_vec_counts counts;
+	cqp_u64 reserved;
 	/* Its idle CQs, in the order they went idle; for the same reason. */
 	cqp_cq *idle_head;
 	cqp_cq *idle_tail;
@@ -277,8 +279,7 @@ inline __attribute__((always_inline)) void Pool::take(Vector &v,
 		c->users++;
 		c->reserved += nr_cqe;
 	});
-	store_relaxed(v.counts.reserved, v.counts.reserved + nr_cqe);
-	v.counts.users++;
+	store_relaxed(v.reserved, v.reserved + nr_cqe);
 	if (nr_cqe > v.peak_nr)
 		v.peak_nr = nr_cqe;
 }
@@ -388,10 +389,9 @@ int Pool::release(cqp_cq *cq, cqp_u32 nr_cqe, cqp_u64 now)
 	if (!cqp_releasable(cq, nr_cqe))
 		return CQP_ERANGE;
 
-	cqp_vec_counts &vc = vec_[cq->vec].counts;
+	cqp_u64 &reserved = vec_[cq->vec].reserved;
 
-	store_relaxed(vc.reserved, vc.reserved - nr_cqe);
-	vc.users--;
+	store_relaxed(reserved, reserved - nr_cqe);
 	/* More free entries: a higher key. */
 	vec_[cq->vec].cqs.raise(cq, Release{nr_cqe});
 	if (!cq->users)
@@ -413,7 +413,7 @@ int Pool::add(cqp_cq *cq, cqp_u32 vec, cqp_u32 size, cqp_u64 now)
 	cq->vec = vec;
 	cq->id = next_id_++;
 	cq->link.prio = mix(cq->id);
-	cq->link.counts = &v.counts;
+	cq->link.vec_reserved = &v.reserved;
 	v.cqs.insert(cq);
 	idle_append(cq, now);
 	v.count++;
@@ -588,8 +588,9 @@ void Pool::stats(cqp_pool_stats *st) const
 	st->idle_cqs = idle_cqs();
 	st->cqes = cqes_;
 	for (cqp_u32 i = 0; i < p_.nvec; i++) {
-		st->reserved += vec_[i].counts.reserved;
-		st->users += vec_[i].counts.users;
+		st->reserved += vec_[i].reserved;
+		for (const cqp_cq *cq = vec_[i].cqs.max(); cq; cq = cq->link.lo)
+			st->users += cq->users;
 	}
 }
 
@@ -599,15 +600,15 @@ cqp_u32 Pool::least_reserved(cqp_u32 n) const
 	cqp_u32 best = 0;
 
 	for (cqp_u32 i = 1; i < n; i++)
-		if (load_relaxed(vec_[i].counts.reserved) <
-		    load_relaxed(vec_[best].counts.reserved))
+		if (load_relaxed(vec_[i].reserved) <
+		    load_relaxed(vec_[best].reserved))
 			best = i;
 	return best;
 }
 
 cqp_u64 Pool::vec_reserved(cqp_u32 vec) const
 {
-	return vec < p_.nvec ? load_relaxed(vec_[vec].counts.reserved) : 0;
+	return vec < p_.nvec ? load_relaxed(vec_[vec].reserved) : 0;
 }
 
 bool Pool::check() const
@@ -641,8 +642,7 @@ bool Pool::check() const
 		if (!v.cqs.check(visit) || !growing_seen)
 			return false;
 		if (vs.cqs != v.count || vs.cqes != v.cqes ||
-		    vs.reserved != v.counts.reserved ||
-		    vs.users != v.counts.users)
+		    vs.reserved != v.reserved)
 			return false;
 
 		/* The idle list holds the vector's idle CQs, and no other. */

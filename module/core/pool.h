@@ -52,16 +52,6 @@
 extern "C" {
 #endif
 
-/*
- * What a vector counts of its CQs' reservations, reached from each CQ
- * (link.counts) by the put's inline fast path.  @reserved is read beside
- * the vector's gets and puts (cqp_pool_pick_vector()): whole, never torn.
- */
-struct cqp_vec_counts {
-	cqp_u64 reserved;
-	cqp_u64 users;
-};
-
 /**
  * struct cqp_cq - the ledger's record of one CQ, embedded in the glue's
  * @size: real number of entries
@@ -87,7 +77,7 @@ struct cqp_cq {
 		struct cqp_cq *left, *right;	/* per-vector treap */
 		struct cqp_cq *lo, *hi;		/* its nodes in order */
 		struct cqp_cq *prev, *next;	/* its vector's idle list */
-		struct cqp_vec_counts *counts;	/* its vector's */
+		cqp_u64 *vec_reserved;		/* its vector's entries */
 		cqp_u32 prio;
 		cqp_u32 flags;
 	} link;
@@ -253,7 +243,7 @@ static inline int cqp_release_in_place(struct cqp_cq *cq, cqp_u32 nr_cqe)
 {
 	const cqp_u32 users = cq->users, reserved = cq->reserved;
 	const struct cqp_cq *hi = cq->link.hi;
-	struct cqp_vec_counts *vc = cq->link.counts;
+	cqp_u64 *vec_reserved = cq->link.vec_reserved;
 
 	if (users < 2 || !cqp_releasable(cq, nr_cqe))
 		return 0;
@@ -261,9 +251,9 @@ static inline int cqp_release_in_place(struct cqp_cq *cq, cqp_u32 nr_cqe)
 	if (hi && !cqp_cq_below(cq->size - reserved + nr_cqe, users - 1,
 				cq->id, hi))
 		return 0;
-	__atomic_store_n(&vc->reserved, vc->reserved - nr_cqe,
+	/* Read beside the vector's gets and puts: whole, never torn. */
+	__atomic_store_n(vec_reserved, *vec_reserved - nr_cqe,
 			 __ATOMIC_RELAXED);
-	vc->users--;
 	cq->users = users - 1;
 	cq->reserved = reserved - nr_cqe;
 	return 1;
