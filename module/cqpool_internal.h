@@ -204,6 +204,8 @@ static inline spinlock_t *cqpool_vec_lock(struct cqpool *pool, u32 vec)
  * @ledger: the core's record of it
  * @cq: the CQ
  * @pool: its pool
+ * @vec_lock: cqpool_vec_lock() of its vector, which it keeps while it is
+ *	in the ledger: the put's lock, found with one load
  * @node: on pool->cqs, under cqpool_lock()
  * @created: cqpool_clock() when it was allocated
  * @hooks_lock: protects @hooks and the counters; held, with interrupts
@@ -217,6 +219,7 @@ struct cqpool_cq {
 	struct cqp_cq ledger;
 	struct ib_cq *cq;
 	struct cqpool *pool;
+	spinlock_t *vec_lock;		/* the pool's, not its own */
 	struct list_head node;
 	u64 created;
 	spinlock_t hooks_lock;		/* see the lock order above */

@@ -612,6 +612,7 @@ static struct cqpool_cq *cqpool_new_cq(struct cqpool *pool, u32 vec, u32 size)
 	cq->shared = true;
 	ccq->cq = cq;
 	ccq->pool = pool;
+	ccq->vec_lock = cqpool_vec_lock(pool, vec);
 	ccq->created = cqpool_clock();
 	cqpool_cq_events_init(ccq);
 	return ccq;
@@ -923,9 +924,33 @@ EXPORT_SYMBOL_GPL(cqpool_device_cq_get);
 /* Whether a put of @cq with @hook matches a reservation on it. */
 static bool cqpool_put_matches(struct cqpool_cq *ccq, struct cqpool_hook *hook)
 {
-	lockdep_assert_held(cqpool_vec_lock(ccq->pool, ccq->ledger.vec));
+	lockdep_assert_held(ccq->vec_lock);
 	/* Without a hook, only a reservation made without one. */
 	return hook ? hook->cq == ccq->cq : ccq->plain_users > 0;
+}
+
+/*
+ * The ledger's part of a put, and the hook's, under the CQ's vector lock.
+ * Most puts are made in place (cqp_release_in_place()); the clock is read
+ * only for the rest, which may leave the CQ idle.
+ */
+static int cqpool_release(struct cqpool_cq *ccq, unsigned int nr_cqe,
+			  struct cqpool_hook *hook)
+{
+	lockdep_assert_held(ccq->vec_lock);
+	if (!cqpool_put_matches(ccq, hook))
+		return -EINVAL;
+	if (!cqp_release_in_place(&ccq->ledger, nr_cqe) &&
+	    cqp_pool_release_slow(ccq->pool->ledger, &ccq->ledger, nr_cqe,
+				  cqpool_clock()))
+		return -EINVAL;
+	/* Under the vector's lock: the reaper cannot free the CQ yet. */
+	if (hook)
+		cqpool_hook_detach(ccq, hook);
+	else
+		ccq->plain_users--;
+	trace_cqpool_put(ccq, nr_cqe, 0);
+	return 0;
 }
 
 /**
@@ -951,7 +976,7 @@ void cqpool_cq_put(struct ib_cq *cq, unsigned int nr_cqe,
 	struct cqpool_cq *ccq = cqpool_cq_of(cq);
 	spinlock_t *lock;	/* the CQ's vector's */
 	struct cqpool *pool;
-	bool idle, dying;
+	bool dying;
 	int ret;
 
 	if (!ccq) {
@@ -959,23 +984,16 @@ void cqpool_cq_put(struct ib_cq *cq, unsigned int nr_cqe,
 		return;
 	}
 
-	pool = ccq->pool;
-	/* A CQ keeps its vector for as long as it is in the ledger. */
-	lock = cqpool_vec_lock(pool, ccq->ledger.vec);
+	lock = ccq->vec_lock;
 	spin_lock(lock);
-	ret = -EINVAL;
-	if (cqpool_put_matches(ccq, hook))
-		ret = cqp_pool_release(pool->ledger, &ccq->ledger, nr_cqe,
-				       cqpool_clock());
-	if (!ret) {
-		/* Under the vector's lock: the reaper cannot free the CQ yet. */
-		if (hook)
-			cqpool_hook_detach(ccq, hook);
-		else
-			ccq->plain_users--;
-		trace_cqpool_put(ccq, nr_cqe, 0);
+	ret = cqpool_release(ccq, nr_cqe, hook);
+	if (!ret && ccq->ledger.users) {
+		/* Most puts: the CQ stays in use, and its pool's reference. */
+		spin_unlock(lock);
+		return;
 	}
-	idle = !ccq->ledger.users;
+	/* Read under the lock: an idle CQ may be freed once it is dropped. */
+	pool = ccq->pool;
 	dying = pool->dying;
 	spin_unlock(lock);
 	if (ret) {
@@ -984,13 +1002,12 @@ void cqpool_cq_put(struct ib_cq *cq, unsigned int nr_cqe,
 		return;
 	}
 
-	/* A removal since has kicked the reaper itself. */
-	if (idle && (dying || !(pool->flags & CQPOOL_F_NO_SHRINK)))
+	/* Now idle.  A removal since has kicked the reaper itself. */
+	if (dying || !(pool->flags & CQPOOL_F_NO_SHRINK))
 		queue_delayed_work(cqpool_wq, &pool->reap_work,
 				   dying ? 0 : cqpool_idle_timeout() + 1);
 	/* The CQ's reference (cqpool_reserved()); @pool may be freed now. */
-	if (idle)
-		cqpool_pool_put(pool);
+	cqpool_pool_put(pool);
 }
 EXPORT_SYMBOL_GPL(cqpool_cq_put);
 

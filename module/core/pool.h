@@ -264,7 +264,9 @@ static inline int cqp_release_in_place(struct cqp_cq *cq, cqp_u32 nr_cqe)
  * vector alone.  CQP_ERANGE, and nothing changes, when @cq has no user
  * or fewer entries reserved.  Inline, so that most puts make no call
  * into the core: under TCG such a call cost about 0.18x of upstream's
- * whole put.
+ * whole put.  The glue's put makes the same two calls itself, so that it
+ * reads its clock only when the release is not made in place: a clock is
+ * a volatile load, which no compiler moves into the branch that needs it.
  */
 static inline int cqp_pool_release(struct cqp_pool *pool, struct cqp_cq *cq,
 				   cqp_u32 nr_cqe, cqp_u64 now)
