@@ -77,7 +77,7 @@ struct cqp_cq {
 		struct cqp_cq *left, *right;	/* per-vector treap */
 		struct cqp_cq *lo, *hi;		/* its nodes in order */
 		struct cqp_cq *prev, *next;	/* its vector's idle list */
-		cqp_u64 *vec_reserved;		/* its vector's entries */
+		cqp_u64 *vec_reserved;		/* its vector's entries reserved */
 		cqp_u32 prio;
 		cqp_u32 flags;
 	} link;
@@ -393,8 +393,13 @@ cqp_u64 cqp_pool_reclaimable(const struct cqp_pool *pool);
 int cqp_pool_next_reap(const struct cqp_pool *pool, cqp_u64 now,
 		       cqp_u64 timeout, cqp_u64 *delay);
 
+/*
+ * The pool's totals.  O(CQs): the reservations are summed over the CQs,
+ * which no get or put has to count.
+ */
 void cqp_pool_get_stats(const struct cqp_pool *pool,
 			struct cqp_pool_stats *st);
+
 /*
  * The vector a reservation goes to, among the first @among vectors (0, or
  * more than nvec: all of them; the ledger is sized for every CPU the
