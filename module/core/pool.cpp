@@ -635,7 +635,6 @@ bool Pool::check() const
 			vs.cqs++;
 			vs.cqes += cq->size;
 			vs.reserved += cq->reserved;
-			vs.users += cq->users;
 			vs.idle_cqs += !cq->users;
 			return true;
 		};
@@ -663,8 +662,6 @@ bool Pool::check() const
 			return false;
 		sum.cqs += vs.cqs;
 		sum.cqes += vs.cqes;
-		sum.reserved += vs.reserved;
-		sum.users += vs.users;
 	}
 	return sum.cqs == cqs_ && sum.cqes == cqes_ &&
 	       (!p_.max_cqs || cqs_ <= p_.max_cqs);
