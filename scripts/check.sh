@@ -261,13 +261,21 @@ sparse_clean() {
 	! grep -E "^$top/build/kbuild-$1/.*(warning|error):" "$out/sparse.raw"
 }
 
-# gtest_counts LOG: the counts of a GoogleTest run
-gtest_counts() {
-	local p f
+# counts KIND ARGS...: "P F S NOTE" lines from scripts/cqcheck, which
+# holds the rules by which a test's output counts, and their own tests
+counts() {
+	PYTHONPATH=$top/scripts python3 -m cqcheck "$@"
+}
 
-	p=$(sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' "$1")
-	f=$(sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' "$1")
-	echo "${p:-0} ${f:-0}"
+# gtest NAME TARGET: a GoogleTest binary run by make TARGET, counted by its
+# summary and its exit status (LeakSanitizer reports after the summary)
+gtest() {
+	local log=$out/${1//:/-}.log p f s note rc
+
+	make -C userspace OUT="$out/userspace" "$2" >"$log" 2>&1
+	rc=$?
+	read -r p f s note <<<"$(counts gtest "$log" "$rc")"
+	record "$1" "$p" "$f" "${note:-$log}"
 }
 
 # section FILE NAME: the lines of one payload section of a results log
@@ -280,38 +288,6 @@ section() {
 
 section_rc() {
 	tr -d '\r' <"$1" | sed -n "s/^@@end $2 rc=\([0-9]*\)$/\1/p"
-}
-
-# kunit_ktap CONSOLE TAG: the KTAP a KUnit module printed while it loaded,
-# between the payload's cqpool-TAG-begin/-end markers (each module numbers
-# its suites from 1), under a top-level header: 6.12 prints one for the
-# module, 6.1 prints its suites without one
-kunit_ktap() {
-	local body
-
-	body=$(tr -d '\r' <"$1" |
-	       sed -n "/cqpool-$2-begin/,/cqpool-$2-end/p" |
-	       grep -v "cqpool-$2-" | sed 's/^\[ *[0-9.]*\] //')
-	if ! grep -q '^KTAP version' <<<"$body"; then
-		echo "KTAP version 1"
-		echo "1..$(grep -c '^    # Subtest:' <<<"$body")"
-	fi
-	echo "$body"
-}
-
-# kunit_counts KUNIT_TXT: passed, failed and skipped from kunit.py's
-# summary; every test run that neither passed nor was skipped (failed,
-# crashed) failed, and so does each parser error and a run of no test.
-kunit_counts() {
-	local line ran p s e
-
-	line=$(grep 'Testing complete. Ran' "$1" | tail -n 1)
-	ran=$(sed -n 's/.*Ran \([0-9]*\) tests.*/\1/p' <<<"$line")
-	p=$(sed -n 's/.*passed: \([0-9]*\).*/\1/p' <<<"$line")
-	s=$(sed -n 's/.*skipped: \([0-9]*\).*/\1/p' <<<"$line")
-	e=$(sed -n 's/.*errors: \([0-9]*\).*/\1/p' <<<"$line")
-	ran=${ran:-0} p=${p:-0} s=${s:-0} e=${e:-0}
-	echo "$p $((ran - p - s + e + (ran == 0))) $s"
 }
 
 # vm LABEL KIND PAYLOAD: boot a kernel of KIND (stock, debug or kcsan;
@@ -329,8 +305,8 @@ vm_boot() {
 
 # vm_count LABEL PAYLOAD STATUS: the results of a boot of PAYLOAD
 vm_count() {
-	local label=$1 payload=$2 rc=$3 vmout=$out/vm-$1 name res p f
-	local tag krc ko
+	local label=$1 payload=$2 rc=$3 vmout=$out/vm-$1 name res p f s
+	local tag ko note
 
 	res=$vmout/results.log
 	[ -f "$res" ] || : >"$res"
@@ -341,40 +317,21 @@ vm_count() {
 		ko=cqpool_kunit.ko
 		[ "$tag" = races ] && ko=cqpool_race_kunit.ko
 		if grep -q "cqpool-$tag-begin" "$vmout/console.log"; then
-			kunit_ktap "$vmout/console.log" "$tag" >"$vmout/$tag.ktap"
-			python3 "$src/tools/testing/kunit/kunit.py" parse \
-				"$vmout/$tag.ktap" >"$vmout/$tag.txt" 2>&1
-			krc=$?
-			read -r p f s <<<"$(kunit_counts "$vmout/$tag.txt")"
-			# kunit.py failing with nothing counted failed too
-			[ $krc -eq 0 ] || [ "$f" -gt 0 ] || f=1
+			read -r p f s note <<<"$(counts kunit "$vmout/console.log" \
+				"$tag" "$src/tools/testing/kunit/kunit.py" "$vmout" \
+				"$payload/expect")"
 			skipped=$((skipped + s))
-			record "vm:$label:$tag" "$p" "$f" "$vmout/$tag.txt"
+			record "vm:$label:$tag" "$p" "$f" "${note:-$vmout/$tag.txt}"
 		elif [ -f "$payload/$ko" ]; then
 			record "vm:$label:$tag" 0 1 "no KUnit results; see $vmout"
 		fi
 	done
 
-	for name in $(sed -n 's/^@@begin \(kselftest:.*\)$/\1/p' "$res" |
-		      tr -d '\r'); do
-		local totals
-		totals=$(section "$res" "$name" | grep '^# Totals:' | tail -n 1)
-		# pass:P fail:F xfail:XF xpass:XP skip:S error:E
-		local s
-		read -r p f s <<<"$(echo "$totals" | sed -n \
-			's/^# Totals: pass:\([0-9]*\) fail:\([0-9]*\) xfail:\([0-9]*\) xpass:\([0-9]*\) skip:\([0-9]*\) error:\([0-9]*\)$/\1+\3 \2+\4+\6 \5/p')"
-		p=$(( ${p:-0} ))
-		f=$(( ${f:-0} ))
-		skipped=$((skipped + ${s:-0}))
-		# A binary that died before its totals, or exited non-zero
-		# with no failure counted, still failed.
-		if [ -z "$totals" ] ||
-		   { [ "$(section_rc "$res" "$name")" != 0 ] && [ "$f" -eq 0 ]; }
-		then
-			f=$((f + 1))
-		fi
-		record "vm:$label:${name#kselftest:}" "$p" "$f"
-	done
+	# Each kselftest binary that ran, then each expected that did not
+	while read -r name p f s note; do
+		skipped=$((skipped + s))
+		record "vm:$label:$name" "$p" "$f" "$note"
+	done < <(counts kselftests "$res" "$payload/expect")
 
 	if [ $rc -eq 0 ]; then
 		record "vm:$label:clean-run" 1 0
@@ -394,6 +351,38 @@ payload() {
 		cp vm/payload-tests.sh "$dir/run.sh" &&
 		cp "$out/userspace/cqpoolctl" "$dir/" &&
 		cp build/selftests/* "$dir/selftests/"
+}
+
+# kunit_suites FILE...: the names of the KUnit suites FILE... declare
+kunit_suites() {
+	awk '/^static struct kunit_suite [a-z_]+ = \{$/ { on = 1; next }
+		on && match($0, /\.name = "[^"]+"/) {
+			print substr($0, RSTART + 9, RLENGTH - 10); on = 0 }' "$@"
+}
+
+# expect DIR KIND SMP: DIR/expect, what the boot of payload DIR on a
+# kernel of KIND with SMP vCPUs must report (scripts/cqcheck/expect.py):
+# each kselftest it runs, each suite of its KUnit modules, and which may
+# skip everything there, and why.  Anything missing then fails.
+expect() {
+	local dir=$1 t
+
+	{
+		for t in $(cat "$dir/only" 2>/dev/null || ls "$dir/selftests"); do
+			case $t:$2:$3 in
+			fault_test:stock:*)
+				echo "kselftest:$t may-skip: Debian's kernels have no FAILSLAB fault injection" ;;
+			hotplug_test:*:[12])
+				echo "kselftest:$t may-skip: $3 vCPUs; CPU hotplug has a 4-vCPU boot of its own" ;;
+			*) echo "kselftest:$t" ;;
+			esac
+		done
+		[ ! -f "$dir/cqpool_kunit.ko" ] ||
+			kunit_suites $(ls kunit/*_test.c | grep -v removal_race) |
+			sed 's/^/kunit:/'
+		[ ! -f "$dir/cqpool_race_kunit.ko" ] ||
+			kunit_suites kunit/removal_race_test.c | sed 's/^/races:/'
+	} >"$dir/expect"
 }
 
 echo "== cqpool check ($mode)"
@@ -422,7 +411,8 @@ step lint:checkpatch perl "$src/scripts/checkpatch.pl" --strict --no-tree \
 	--quiet --show-types -f module/*.c \
 	$(printf '%s\n' module/*.h | grep -vx module/cqpool_trace.h) \
 	harness/*.c harness/*.h takeover/*.c kunit/*.c kunit/*.h \
-	include/cqpool/*.h include/uapi/linux/*.h selftests/*.c selftests/*.h
+	include/cqpool/*.h include/uapi/linux/*.h selftests/*.c selftests/*.h \
+	selftests/host/*.c
 # The trace header is laid out as TRACE_EVENT() wants, which checkpatch
 # reads as lines left open and arguments out of line, as it does every
 # header of include/trace/events/: those two checks are all it is spared.
@@ -444,6 +434,24 @@ step build:cqpoolctl make -C userspace OUT="$out/userspace" cqpoolctl
 step build:selftests make -C selftests \
 	KSFT_DIR="$src/tools/testing/selftests" OUT="$top/build/selftests"
 
+# The checks themselves, fed the bad cases: the rules by which make check
+# counts (scripts/cqcheck) and the kselftests' own (selftests/verdict.h).
+checks_tested() {
+	local log=$out/checks-cqcheck.log p f s note rc
+
+	CQPOOL_KUNIT_PY=$src/tools/testing/kunit/kunit.py \
+		counts selftest 2>"$log" >"$log.counts"
+	read -r p f s note <"$log.counts"
+	skipped=$((skipped + ${s:-0}))
+	record checks:cqcheck "${p:-0}" "${f:-1}" "${note:-$log}"
+	make -C selftests KSFT_DIR="$src/tools/testing/selftests" \
+		OUT="$top/build/selftests" host-check >"$out/checks-verdict.log" 2>&1
+	rc=$?
+	read -r p f s note <<<"$(counts kselftest-tap "$out/checks-verdict.log" "$rc")"
+	record checks:selftest-verdicts "$p" "$f" "${note:-$out/checks-verdict.log}"
+}
+checks_tested
+
 # The other stock kernels installed (6.12, 6.12-rt): every kselftest, with
 # the modules of build:VERSION; make check runs SUBSET_612_RT on 6.12-rt.
 # Their guests run on one host thread each (ACCEL_612), so they boot one
@@ -457,6 +465,7 @@ for v in $kernels; do
 	if payload "$label" "build/kbuild-$v"; then
 		[ "$label" != 6.12-rt ] || [ "$mode" = all ] ||
 			echo "$SUBSET_612_RT" >"build/payload-$label/only"
+		expect "build/payload-$label" stock 2
 		stock612+=("$v")
 	else
 		record "vm:$label" 0 1 "payload not built"
@@ -482,21 +491,14 @@ step build:porting-example scripts/porting-check.sh "$src" "$stock_kdir"
 step lint:cxx-freestanding scripts/cxx-check.sh \
 	build/kbuild-stock/module/core/*.o build/kbuild-stock/harness/core/*.o
 
-make -C userspace OUT="$out/userspace" test >"$out/userspace.log" 2>&1
-read -r p f <<<"$(gtest_counts "$out/userspace.log")"
-[ "$p$f" != 00 ] || f=1
-record userspace:gtest "$p" "$f" "$out/userspace.log"
-
-make -C userspace OUT="$out/userspace" cqpoolctl-test \
-	>"$out/cqpoolctl-test.log" 2>&1
-read -r p f <<<"$(gtest_counts "$out/cqpoolctl-test.log")"
-[ "$p$f" != 00 ] || f=1
-record userspace:cqpoolctl-gtest "$p" "$f" "$out/cqpoolctl-test.log"
+gtest userspace:gtest test
+gtest userspace:cqpoolctl-gtest cqpoolctl-test
 step userspace:fuzz make -C userspace OUT="$out/userspace" FUZZ_TIME=30 \
 	fuzz-run
 
 # 6.1, Debian 12's kernel: every kselftest.
 if payload 6.1 build/kbuild-stock; then
+	expect build/payload-6.1 stock 2
 	vm 6.1 stock build/payload-6.1
 else
 	record vm:6.1 0 1 "payload not built"
@@ -537,6 +539,7 @@ fi
 # CPU hotplug wants more CPUs than the other tests: a VM of its own.
 if payload 6.1-smp4 build/kbuild-stock; then
 	echo hotplug_test >build/payload-6.1-smp4/only
+	expect build/payload-6.1-smp4 stock 4
 	CQPOOL_VM_SMP=4 vm 6.1-smp4 stock build/payload-6.1-smp4
 else
 	record vm:6.1-smp4 0 1 "payload not built"
@@ -553,6 +556,7 @@ if [ "$mode" != fast ]; then
 			build/kbuild-debug/kunit/core/*.o \
 			build/kbuild-debug/harness/core/*.o
 		if payload 6.1-debug build/kbuild-debug; then
+			expect build/payload-6.1-debug debug 2
 			# Twice vm/run.sh's 1800 s: on a fresh machine the
 			# 6.12 debug kernel builds beside it, and one such
 			# run took 1.7 times as long as the one before it
@@ -593,6 +597,7 @@ debug612_job() {
 		echo "$SUBSET_612_DEBUG" >"$p/only"
 		echo "CQPOOL_REMOVAL_SKIP=$REMOVAL_SKIP_612_DEBUG" >"$p/env"
 	fi
+	expect "$p" debug 2
 	echo vm >"$phase"
 	CQPOOL_KERNEL_SERIES=6.12 CQPOOL_VM_ACCEL=$ACCEL_612 \
 		vm_boot 6.12-debug debug "$p"
@@ -623,7 +628,7 @@ fi
 blktests() { # KIND TESTS
 	local log=$out/blktests-$1.log p f
 
-	scripts/blktests.sh -t "$2" -o "$out/blktests-$1" "$1" >"$log" 2>&1
+	scripts/blktests.sh -t "$2" -p "$2" -o "$out/blktests-$1" "$1" >"$log" 2>&1
 	grep -E '^blktests:|^[a-z]+: blktests upstream:|^    ' "$log"
 	read -r p f <<<"$(tail -n 1 "$log" |
 		sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p')"
@@ -662,6 +667,7 @@ if [ "$mode" = all ]; then
 			# repeat the KUnit suites' code at CI's expense.
 			echo "removal_test takeover_cycle_test nvmeof_test" \
 				>build/payload-6.1-kcsan/only
+			expect build/payload-6.1-kcsan kcsan 2
 			vm 6.1-kcsan kcsan build/payload-6.1-kcsan
 			races=$out/vm-6.1-kcsan/kcsan-other.log
 			[ -f "$races" ] &&
