@@ -8,6 +8,9 @@
  *   pools    one line per pool, then one per CQ of it
  *   totals   CQs, entries allocated and reserved, over every pool, and
  *            how many pools fail the ledger's invariant check (0)
+ *   ib_core_pools
+ *            per device, what ib_core's own pool (ib_cq_pool_get()) holds:
+ *            with the takeover active, the ULPs' new queues add nothing
  */
 #include <linux/debugfs.h>
 #include <linux/seq_file.h>
@@ -125,6 +128,25 @@ static int cqpool_totals_show(struct seq_file *m, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(cqpool_totals);
 
+static void cqpool_ib_core_pool_show(struct cqpool_report *r,
+				     const struct cqpool_device_info *d)
+{
+	seq_printf(cqpool_seq(r), "%s cqs %llu cqes %llu used %llu\n", d->name,
+		   d->upstream_cqs, d->upstream_cqes, d->upstream_used);
+}
+
+static int cqpool_ib_core_pools_show(struct seq_file *m, void *unused)
+{
+	struct cqpool_seq_report sr = {
+		.r.device = cqpool_ib_core_pool_show,
+		.m = m,
+	};
+
+	cqpool_report(&sr.r);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(cqpool_ib_core_pools);
+
 /*
  * "DEVICE device_fatal" injects IB_EVENT_DEVICE_FATAL on DEVICE through
  * the dispatch path ib_core's events take, when the event_injection
@@ -163,6 +185,8 @@ int cqpool_debugfs_init(void)
 			    &cqpool_pools_fops);
 	debugfs_create_file("totals", 0400, cqpool_debugfs_root, NULL,
 			    &cqpool_totals_fops);
+	debugfs_create_file("ib_core_pools", 0400, cqpool_debugfs_root, NULL,
+			    &cqpool_ib_core_pools_fops);
 	debugfs_create_file("inject", 0200, cqpool_debugfs_root, NULL,
 			    &cqpool_inject_fops);
 	return 0;

@@ -1,13 +1,15 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# blktests.sh [-t "TESTS"] [-o OUT] [-s SIZE] [-T SECONDS] [-j N] [-k FILE] KIND... -
+# blktests.sh [-t "TESTS"] [-p "TESTS"] [-o OUT] [-s SIZE] [-T SECONDS] [-j N] [-k FILE] KIND... -
 # blktests' nvme/ (NVMe-oF over rdma) and srp/ groups over soft-RoCE, on
 # upstream's CQ pool and on cqpool's takeover, one VM boot per kernel and
 # mode.
 #
 #   KIND   stock | debug (vm/run.sh's kernels)
 #   -t     what ./check runs (default "nvme srp": both groups, whole)
+#   -p     tests that must pass in both modes: a skip fails them too
+#          (make check's subset, where a skip would mean nothing ran)
 #   -o     output dir (default build/blktests)
 #   -s     NVME_IMG_SIZE, blktests' own knob (default 350m: the least any
 #          test requires, nvme/012's; its 1G default makes one fio
@@ -28,10 +30,14 @@
 # guest whose userland is the host's (CQPOOL_VM_ROOT=host).  For each test
 # it prints one line per mode, then per kernel
 #   blktests upstream: N passed, N failed, N skipped; takeover: N passed, ...
-# The verdicts that count: a test the takeover fails (or does not run)
-# where upstream passes fails; one upstream fails as well is listed, and
-# does not.  So do each boot's console (no splat, no hung task), the
-# takeover's `rdma res show cq` peaks, and cqpool's totals after the idle
+# The verdicts that count (scripts/cqcheck/blktests.py, with tests of
+# their own): every test asked for is reported by both boots; a test
+# upstream passes, the takeover passes; one upstream skips, the takeover
+# does not fail; one upstream fails as well is listed, and does not fail;
+# something passed upstream.  So do each boot's console (no splat, no hung
+# task; on the debug kernel kmemleak scanned at the end), the proof that
+# the takeover's boot ran on cqpool (its reservations, cqpool's CQs, and
+# none in ib_core's own pool), and cqpool's totals after the idle
 # timeout, which must be 0.  The last line is "N passed, N failed"; the
 # exit status is non-zero if anything failed.  The table goes to
 # OUT/BLKTESTS.md: with -k, the suite adds up over runs, for a kernel
@@ -40,14 +46,16 @@ set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 tests="nvme srp"
+must_pass=
 out=$top/build/blktests
 img_size=350m
 timeout=30
 jobs=1
 keep=
-while getopts t:o:s:T:j:k: opt; do
+while getopts t:p:o:s:T:j:k: opt; do
 	case $opt in
 	t) tests=$OPTARG ;;
+	p) must_pass=$OPTARG ;;
 	o) out=$OPTARG ;;
 	s) img_size=$OPTARG ;;
 	T) timeout=$OPTARG ;;
@@ -57,7 +65,7 @@ while getopts t:o:s:T:j:k: opt; do
 	esac
 done
 shift $((OPTIND - 1))
-(($# > 0)) || { echo "usage: $0 [-t TESTS] [-o OUT] [-s SIZE] [-T SECONDS] [-j N] [-k FILE] stock|debug..." >&2; exit 2; }
+(($# > 0)) || { echo "usage: $0 [-t TESTS] [-p TESTS] [-o OUT] [-s SIZE] [-T SECONDS] [-j N] [-k FILE] stock|debug..." >&2; exit 2; }
 [[ $jobs =~ ^[1-9][0-9]*$ ]] || { echo "blktests.sh: -j takes a count of boots, not '$jobs'" >&2; exit 2; }
 if [[ -n $keep ]]; then
 	[[ -f $keep ]] || { echo "blktests.sh: no $keep to keep sections of" >&2; exit 2; }
@@ -121,35 +129,9 @@ kernel_id() {
 	fi
 }
 
-# results CHECK_LOG: "TEST STATUS REASON" per test ./check reported,
-# STATUS pass, fail or skip; a test is its name and its condition
-# ("nvme/003 tr=rdma")
-results() {
-	tr -d '\r' <"$1" | awk '
-		function flush() {
-			if (name != "")
-				printf "%s\t%s\t%s\n", name, status, reason
-			name = ""
-		}
-		/^[a-z]+\/([0-9]+|\*\*\*)/ && /\[(passed|failed|not run)\]$/ {
-			flush()
-			name = $1
-			# Its condition: "(tr=rdma)", "(tr=rdma bd=file)"
-			if (match($0, /^[^ ]+ \([a-z_]+=[^)]*\)/))
-				name = name " " substr($0, length($1) + 3,
-						       RLENGTH - length($1) - 3)
-			status = /\[passed\]$/ ? "pass" : /\[failed\]$/ ? "fail" : "skip"
-			reason = ""
-			next
-		}
-		# The first indented line after the verdict but its runtime.
-		# ("    runtime\t...": a test skipped as it ran has one)
-		name != "" && /^    / && !/^ +runtime[ \t]/ && reason == "" {
-			reason = $0
-			sub(/^ +/, "", reason)
-			gsub(/\t/, " ", reason)
-		}
-		END { flush() }'
+# cqcheck ARGS...: scripts/cqcheck, the rules by which the boots count
+cqcheck() {
+	PYTHONPATH=$top/scripts python3 -m cqcheck "$@"
 }
 
 # peaks CQ_LOG OWNER: the most CQs and CQEs OWNER held at once
@@ -245,6 +227,15 @@ kept() {
 	done <"$out/kept-$1.tsv" >>"$2"
 }
 
+# verdicts_on_cqpool KIND CQ_LOG: the takeover's boot ran on cqpool
+verdicts_on_cqpool() {
+	local ok note
+
+	IFS=$'\t' read -r ok note < <(cqcheck blktests-on-cqpool "$2" 2>&1 ||
+				       echo "0	no $2")
+	verdict "blktests:$1:takeover:on-cqpool" "${ok:-0}" "$note"
+}
+
 # section KIND: the section of KIND's kernel in OUT/section-KIND.md: a row
 # per test, from this run or, with -k, kept from the run that last ran it,
 # each run's line with its peaks and idle totals, and the summary of the
@@ -253,7 +244,7 @@ kept() {
 section() {
 	local kind=$1 up=$out/$1-upstream.tsv tk=$out/$1-takeover.tsv
 	local s=$out/section-$1.md rows=$out/rows-$1.tsv runs=$out/runs-$1.tsv
-	local name u t us ts note mode cq line pk idle
+	local name u t us ts note mode cq line pk idle ok
 
 	: >"$rows"
 	# Every test either mode reported, in ./check's order.
@@ -266,15 +257,11 @@ section() {
 		[[ $ts == skip && -z $note ]] && note=${t#*$'\t'}
 		printf '%-24s upstream %-4s takeover %-4s %s\n' "$name" "${us:--}" "${ts:--}" "$note"
 		printf '%s\t%s\t%s\tnew\t%s\n' "$name" "${us:--}" "${ts:--}" "${note//|/\\|}" >>"$rows"
-		if [[ $us == pass ]]; then
-			verdict "blktests:$kind:$name" "$([[ $ts == pass ]] && echo 1 || echo 0)" \
-				"$([[ $ts == pass ]] || echo "passes upstream, ${ts:-missing} on the takeover")"
-		elif [[ $us == fail && $ts == fail ]]; then
-			echo "    (fails upstream too: not cqpool's)"
-		elif [[ $us == fail ]]; then
-			echo "    (fails upstream, ${ts:-missing} on the takeover: upstream's, not cqpool's)"
-		fi
 	done < <(cut -f1 "$up" "$tk" | awk '!seen[$0]++')
+	while IFS=$'\t' read -r name ok note; do
+		verdict "blktests:$kind:$name" "$ok" "$note"
+	done < <(cqcheck blktests-verdicts "$up" "$tk" "$suite" "$tests" "$must_pass" ||
+		 echo "cqcheck	0	failed")
 
 	printf 'new\t%s\n' "at $at on $(kernel_id "$kind"): \`./check $tests\` with USE_RXE=1 NVMET_TRTYPES=rdma NVME_IMG_SIZE=$img_size TIMEOUT=$timeout." >"$runs"
 	for mode in upstream takeover; do
@@ -285,6 +272,7 @@ section() {
 		printf 'new\t- %s\n' "$line" >>"$runs"
 	done
 	pk=$out/payload-$kind-takeover/out
+	verdicts_on_cqpool "$kind" "$pk/cq.log"
 	if [[ -f $pk/totals ]]; then
 		idle=$(awk '$1 == "cqs" || $1 == "reserved" || $1 == "users" { printf "%s%s %s", sep, $1, $2; sep = ", " }' "$pk/totals")
 		verdict "blktests:$kind:takeover:idle-totals" \
@@ -354,7 +342,14 @@ for kind in "$@"; do
 		verdict "blktests:$kind:$mode:clean-run" $((rc == 0)) \
 			"$(tail -n 1 "$out/vm-$kind-$mode.log")"
 		p=$out/payload-$kind-$mode
-		[[ -f $p/out/check.log ]] && results "$p/out/check.log" >"$out/$kind-$mode.tsv"
+		[[ -f $p/out/check.log ]] &&
+			cqcheck blktests-results "$p/out/check.log" >"$out/$kind-$mode.tsv"
+		# A debug kernel has kmemleak: the boot must have scanned.
+		if [[ $kind == debug ]]; then
+			IFS=$'\t' read -r ok note < <(cqcheck blktests-kmemleak \
+				"$out/vm-$kind-$mode/console.log" 2>&1 || echo "0	no console")
+			verdict "blktests:$kind:$mode:kmemleak" "${ok:-0}" "$note"
+		fi
 	done
 	section "$kind"
 done

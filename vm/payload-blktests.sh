@@ -10,9 +10,10 @@
 # (upstream or takeover) and, for takeover, cqpool.ko and
 # cqpool_takeover.ko, loaded before the first test.
 # Writes out/: check.log (./check's output), results/ (its -o), cq.log
-# (`rdma res show cq` once a second: "SECONDS OWNER CQS CQES" per owner)
+# (`rdma res show cq` once a second: "SECONDS OWNER CQS CQES" per owner,
+# and for takeover the takeover's reservations and ib_core's own pool)
 # and, for takeover, totals (cqpool's debugfs totals after the idle
-# timeout).  The exit status is non-zero only when the rig itself failed:
+# timeout).  On a kernel with kmemleak it scans for leaks at the end.  The exit status is non-zero only when the rig itself failed:
 # the tests' verdicts are for the host to read.
 set -u
 
@@ -25,6 +26,9 @@ timeout=$(cat timeout) || exit 90
 out=$p/out
 KLP=/sys/kernel/livepatch/cqpool_takeover
 TOTALS=/sys/kernel/debug/cqpool/totals
+CORE_POOLS=/sys/kernel/debug/cqpool/ib_core_pools
+TK_RES=/sys/module/cqpool_takeover/parameters/reservations
+LEAKS=/sys/kernel/debug/kmemleak
 rm -rf "$out"
 mkdir -p "$out"
 [[ -x $p/blktests/check ]] || exit 90
@@ -81,12 +85,16 @@ if [[ $mode == takeover ]]; then
 	say "cqpool and its takeover loaded"
 fi
 
-# CQs and entries per owner ("[cqpool]", "[ib_core]" for upstream's pool),
-# once a second, for the host's peaks.
+# CQs and entries per owner ("[cqpool]", "[ib_core]", which has
+# upstream's pool among its CQs), once a second, for the host's peaks.
+# With the takeover, also what it holds, and what ib_core's own pool
+# holds (cqpool's debugfs counts it): the host checks that the ULPs ran
+# on cqpool, not on upstream's pool beside it.
 (
 	t0=$SECONDS
 	while :; do
-		rdma res show cq 2>/dev/null | awk -v t=$((SECONDS - t0)) '
+		t=$((SECONDS - t0))
+		rdma res show cq 2>/dev/null | awk -v t=$t '
 			{
 				for (i = 1; i < NF; i++) {
 					if ($i == "cqe")
@@ -98,10 +106,22 @@ fi
 				cqes[comm] += cqe
 			}
 			END { for (c in cqs) print t, c, cqs[c], cqes[c] }'
+		if [[ $mode == takeover ]]; then
+			echo "$t [takeover-reservations] $(cat "$TK_RES" 2>/dev/null || echo 0) 0"
+			awk -v t=$t '{ c += $3; e += $5 }
+				END { print t, "[ib_core-pool]", c + 0, e + 0 }' "$CORE_POOLS"
+		fi
 		sleep 1
 	done
 ) >"$out/cq.log" 2>/dev/null &
 sampler=$!
+
+# kmemleak, where the kernel has it (the debug kernel): what leaked before
+# the tests is not theirs, and a scan at the end reports what they leaked.
+if [[ -w $LEAKS ]]; then
+	echo scan >"$LEAKS"
+	echo clear >"$LEAKS"
+fi
 
 say "running ./check $tests ($mode, NVME_IMG_SIZE=$img_size TIMEOUT=$timeout)"
 # shellcheck disable=SC2086  # $tests: a list of tests and groups
@@ -122,5 +142,15 @@ if [[ $mode == takeover ]]; then
 	wait_for 60 test ! -e "$KLP" || die "the takeover did not disable"
 	wait_for 10 rmmod cqpool_takeover || die "rmmod cqpool_takeover"
 	rmmod cqpool || die "rmmod cqpool"
+fi
+if [[ -w $LEAKS ]]; then
+	# An object is reported once unreferenced for 5 s and seen by two
+	# scans; the report goes to the console, where the host's splat
+	# scan fails it, and the line after says the scan was made.
+	sleep 6
+	echo scan >"$LEAKS"
+	echo scan >"$LEAKS"
+	cat "$LEAKS" >/dev/console
+	say "kmemleak scanned"
 fi
 say "done"
