@@ -26,6 +26,7 @@
 #include "kselftest_harness.h"
 #include "lib.h"
 #include "ulp.h"
+#include "verdict.h"
 
 /* The entries LIST has of @what: its count, or -1. */
 static int list_count(int fd, unsigned int what, unsigned int entry_size)
@@ -528,7 +529,7 @@ TEST_F(hardening, bench_takeover_flag_is_for_upstreams_calls_taken_over)
 	EXPECT_EQ(ENOENT, errno) TH_LOG("without the takeover loaded");
 	EXPECT_EQ(0, users());
 	if (missing)
-		SKIP(return, "%s", missing);
+		SKIP_REST(return, "%s", missing);
 
 	/* Unloaded before any check, so that no later test finds it. */
 	direct = b;

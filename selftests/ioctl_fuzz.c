@@ -35,6 +35,7 @@
 #include "kselftest_harness.h"
 #include "lib.h"
 #include "ulp.h"
+#include "verdict.h"
 
 #define FUZZ_CALLS	100000
 #define FUZZ_SECONDS	300
@@ -53,6 +54,8 @@
  */
 #define FUZZ_PACE_US	1000
 #define ARG_MAX_SIZE	640
+/* Command numbers: NR_CMDS, and now and then any other (fuzz_cmd()). */
+#define FUZZ_NRS	64
 /*
  * rxe0 deleted and added back, or the takeover loaded or unloaded, this
  * often; the run lasts at least CHAOS_ROUNDS of them, whatever its calls.
@@ -289,7 +292,7 @@ static unsigned long fuzz_cmd(unsigned char *arg, unsigned int *nr)
 	unsigned int size = c->size, dir = c->dir, i, n;
 
 	memset(arg, 0, ARG_MAX_SIZE);
-	*nr = rnd(20) ? c->nr : rnd(64);
+	*nr = rnd(20) ? c->nr : rnd(FUZZ_NRS);
 	if (!rnd(10))
 		size = rnd(ARG_MAX_SIZE);
 	else if (!rnd(10))
@@ -308,6 +311,30 @@ static unsigned long fuzz_cmd(unsigned char *arg, unsigned int *nr)
 	keep_it_short(*nr, arg);
 	return _IOC(dir, CQPOOL_IOC_MAGIC, *nr, size);
 }
+
+/* Each command's name, by number, for the log. */
+static const char *const cmd_names[NR_CMDS] = {
+	"VERSION", "POOL_CREATE", "POOL_DESTROY", "CQ_GET", "CQ_PUT",
+	"EVENTS_WATCH", "EVENTS_UNWATCH", "EVENTS_READ", "LIST", "CONN_CREATE",
+	"CONN_DESTROY", "TRAFFIC", "TRIGGER", "BENCH",
+};
+
+/*
+ * What a run must have done, at least: objects made, reservations given
+ * and given back, and traffic on a connection the fuzzer made, so that it
+ * is shown to reach past the argument checks.  A run on stock 6.1 did
+ * 3,231 POOL_CREATE, 2,411 CQ_GET, 934 CQ_PUT, 12 CONN_CREATE and 18
+ * TRAFFIC: the floors are a sixth to a thirtieth of that, so that a
+ * seed's luck does not fail a run, and refusing every valid argument
+ * cannot pass one.
+ */
+static const struct floor floors[] = {
+	{ 0x01, "POOL_CREATE", 100 },
+	{ 0x03, "CQ_GET", 300 },
+	{ 0x04, "CQ_PUT", 50 },
+	{ 0x09, "CONN_CREATE", 2 },
+	{ 0x0b, "TRAFFIC", 2 },
+};
 
 /* The errnos of the ABI (include/uapi/linux/cqpool.h), and EINTR. */
 static int abi_errno(int e)
@@ -328,6 +355,8 @@ struct worker {
 	int fd;			/* the shared one; -1: a file of its own */
 	unsigned long long seed;
 	unsigned long calls, ok, unknown, by_errno[140];
+	/* Successful calls by command number (FUZZ_NRS: any the fuzzer makes). */
+	unsigned long ok_by_nr[FUZZ_NRS];
 	int last_unknown;
 };
 
@@ -386,6 +415,7 @@ static void *fuzz_worker(void *p)
 		__atomic_store_n(&w->calls, w->calls + 1, __ATOMIC_RELAXED);
 		if (!ioctl(fd, cmd, where)) {
 			w->ok++;
+			w->ok_by_nr[nr]++;
 			if (where == arg)
 				learn(nr, arg);
 		} else if (abi_errno(errno)) {
@@ -453,6 +483,8 @@ TEST_F_TIMEOUT(fuzz, random_ioctls_are_refused_or_done_and_leave_nothing,
 	       FUZZ_SECONDS + 180)
 {
 	unsigned long calls = 0, ok = 0, unknown = 0, by_errno[140] = {};
+	unsigned long ok_by_nr[FUZZ_NRS] = {};
+	const struct floor *short_of;
 	const char *seed = getenv("CQPOOL_FUZZ_SEED");
 	struct worker w[FUZZ_THREADS + 1] = {};
 	unsigned long long base;
@@ -508,6 +540,8 @@ TEST_F_TIMEOUT(fuzz, random_ioctls_are_refused_or_done_and_leave_nothing,
 		unknown += w[i].unknown;
 		for (e = 0; e < 140; e++)
 			by_errno[e] += w[i].by_errno[e];
+		for (e = 0; e < FUZZ_NRS; e++)
+			ok_by_nr[e] += w[i].ok_by_nr[e];
 		if (w[i].unknown)
 			TH_LOG("thread %d: errno %d outside the ABI", i,
 			       w[i].last_unknown);
@@ -518,8 +552,14 @@ TEST_F_TIMEOUT(fuzz, random_ioctls_are_refused_or_done_and_leave_nothing,
 		if (by_errno[e])
 			TH_LOG("  %-12s %lu", strerrorname_np(e) ?: "other",
 			       by_errno[e]);
+	for (e = 0; e < NR_CMDS; e++)
+		TH_LOG("  %-15s %lu succeeded", cmd_names[e], ok_by_nr[e]);
 	EXPECT_LE(FUZZ_CALLS - FUZZ_THREADS, calls) TH_LOG("ran out of time");
 	EXPECT_EQ(0, unknown);
+	short_of = floor_unmet(floors, ARRAY_SIZE(floors), ok_by_nr);
+	EXPECT_EQ(NULL, short_of)
+		TH_LOG("%s: %lu succeeded, fewer than %lu: are valid arguments refused?",
+		       short_of->what, ok_by_nr[short_of->nr], short_of->min);
 
 	/* Every fd is closed: nothing of theirs may be left. */
 	if (self->chaos > 0) {

@@ -22,6 +22,7 @@
 
 #include "kselftest_harness.h"
 #include "lib.h"
+#include "verdict.h"
 
 #define TEST_TIMEOUT_MS	100
 
@@ -193,17 +194,28 @@ TEST_F(pools, ids_of_another_fd_are_unknown)
 	close(other);
 }
 
+/*
+ * A process killed while it holds reservations leaves nothing: the kernel
+ * closes its fd.  The child says when it holds everything, the test sees
+ * it held, then kills it, and the totals count only if it died of that
+ * signal: a child that failed and exited held nothing to release.
+ */
 TEST_F(pools, closed_fd_releases_everything)
 {
 	struct totals t;
-	pid_t pid = fork();
+	int ready[2], status;
+	char held;
+	pid_t pid;
 
+	ASSERT_EQ(0, pipe(ready));
+	pid = fork();
 	ASSERT_LE(0, pid);
 	if (pid == 0) {
 		struct cqpool_pool_create c;
 		struct cqpool_cq_get g;
 		int fd = open(CQPOOL_DEVICE_PATH, O_RDWR | O_CLOEXEC), i;
 
+		close(ready[0]);
 		pool_attr(&c);
 		if (fd < 0 || ioctl(fd, CQPOOL_IOC_POOL_CREATE, &c))
 			_exit(1);
@@ -217,11 +229,26 @@ TEST_F(pools, closed_fd_releases_everything)
 		g.vector_hint = -1;
 		if (ioctl(fd, CQPOOL_IOC_CQ_GET, &g))
 			_exit(3);
-		/* Killed with everything held: the kernel closes the fd. */
-		raise(SIGKILL);
-		_exit(4);
+		/* Everything held: wait to be killed with it. */
+		if (write(ready[1], "1", 1) != 1)
+			_exit(4);
+		for (;;)
+			pause();
 	}
-	ASSERT_EQ(pid, waitpid(pid, NULL, 0));
+	close(ready[1]);
+	held = 0;
+	EXPECT_EQ(1, read(ready[0], &held, 1)) TH_LOG("the child failed first");
+	close(ready[0]);
+	if (held) {
+		ASSERT_EQ(0, read_totals(&t));
+		EXPECT_EQ(9, t.users) TH_LOG("the child's 9 reservations");
+		EXPECT_EQ(8 * 100 + 10, t.reserved);
+	}
+	kill(pid, SIGKILL);
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(killed_by(status, SIGKILL))
+		TH_LOG("the child exited with status %d before holding anything",
+		       WIFEXITED(status) ? WEXITSTATUS(status) : -1);
 	ASSERT_EQ(0, read_totals(&t));
 	EXPECT_EQ(0, t.users);
 	EXPECT_EQ(0, t.reserved);
