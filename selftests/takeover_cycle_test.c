@@ -4,10 +4,14 @@
  * NVMe-oF I/O runs.  One controller, connected on upstream's pool before
  * the first cycle, carries checked I/O throughout.  In each cycle the
  * takeover is loaded, a second controller connects (its queues reserve
- * through the takeover) and is deleted while the patch is being disabled,
- * so that some of its puts race the transition; then the module is
- * removed.  After every cycle nothing is left reserved: not in the
- * takeover's table, not in cqpool's pools.
+ * through the takeover), the patch starts being disabled, and the second
+ * controller is deleted while tasks switch back to ib_core's functions:
+ * some of its puts go through the takeover, some through ib_core's own,
+ * and the takeover settles those.  The test counts the cycles in which
+ * the delete began inside the transition and the takeover settled a put,
+ * and fails if there is none: the race it exists for must have happened.
+ * Then the module is removed.  After every cycle nothing is left
+ * reserved: not in the takeover's table, not in cqpool's pools.
  */
 #define _GNU_SOURCE
 #include <signal.h>
@@ -104,10 +108,17 @@ FIXTURE_TEARDOWN(cycle)
 	EXPECT_EQ(0, nvme_target_down());
 }
 
+/* Whether the patch is in a transition: 1, or 0 (also once it is gone). */
+static int in_transition(void)
+{
+	return !access(KLP, F_OK) && read_long(KLP "/transition") == 1;
+}
+
 TEST_F_TIMEOUT(cycle, enable_disable_under_io, 900)
 {
-	int i, second, n = cycles();
+	int i, second, n = cycles(), raced = 0, inside = 0, started;
 	struct timespec t0, now;
+	long settled, before;
 	struct totals t;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -120,11 +131,26 @@ TEST_F_TIMEOUT(cycle, enable_disable_under_io, 900)
 		ASSERT_LE(0, second) TH_LOG("cycle %d: connect", i);
 		EXPECT_LT(0, read_long(TK_RES))
 			TH_LOG("cycle %d: the new queues are not cqpool's", i);
-		/* Its queues go while tasks switch back to ib_core's put. */
+		before = read_long(TK_SETTLED);
+		/*
+		 * The unpatch starts, then the second controller goes while
+		 * tasks switch back to ib_core's put: its puts race the
+		 * transition, some through the takeover's put and some
+		 * through ib_core's, which the takeover then settles.
+		 */
+		ASSERT_EQ(0, write_file(KLP "/enabled", "0"));
+		started = in_transition();
 		ASSERT_EQ(0, nvme_delete(second));
-		ASSERT_EQ(0, takeover_unload())
+		inside += started && in_transition();
+		ASSERT_EQ(0, wait_file(KLP, -1, 60))
+			TH_LOG("cycle %d: the unpatch did not end", i);
+		/* Settled at the unpatch's end, or by the reconcile after it. */
+		ASSERT_EQ(0, wait_file(TK_RES, 0, 10))
 			TH_LOG("cycle %d: %ld reservations never came back", i,
 			       read_long(TK_RES));
+		settled = read_long(TK_SETTLED) - before;
+		raced += started && settled > 0;
+		ASSERT_EQ(0, takeover_unload()) TH_LOG("cycle %d: unload", i);
 		ASSERT_EQ(0, read_totals(&t));
 		ASSERT_EQ(0, t.users) TH_LOG("cycle %d: cqpool still has %llu",
 					     i, t.users);
@@ -136,6 +162,11 @@ TEST_F_TIMEOUT(cycle, enable_disable_under_io, 900)
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	ksft_print_msg("%d of %d cycles under I/O in %ld s\n", i, n,
 		       (long)(now.tv_sec - t0.tv_sec));
+	ksft_print_msg("%d deletes began in the unpatch, with puts settled\n",
+		       raced);
+	ksft_print_msg("%d deletes began and ended in the unpatch\n", inside);
+	/* The race this test exists for happened. */
+	EXPECT_LT(0, raced);
 }
 
 TEST_HARNESS_MAIN

@@ -97,6 +97,15 @@ static unsigned int tk_nr_spare;
 module_param_named(reservations, tk_nr_res, uint, 0444);
 MODULE_PARM_DESC(reservations,
 		 "Reservations made through the takeover and not yet back in cqpool");
+/*
+ * Reservations put back through ib_core's own ib_cq_pool_put(), during a
+ * transition or after the unpatch, and given back to cqpool by tk_settle():
+ * what shows that a teardown raced a transition.  Under tk_lock.
+ */
+static unsigned int tk_nr_settled;
+module_param_named(settled, tk_nr_settled, uint, 0444);
+MODULE_PARM_DESC(settled,
+		 "Reservations put back through ib_core's function and given back to cqpool since the load");
 
 static void tk_reconcile(struct work_struct *work);
 static DECLARE_DELAYED_WORK(tk_reconcile_work, tk_reconcile);
@@ -378,6 +387,8 @@ static unsigned int tk_settle(bool stop)
 	} while (more);
 	if (stop && tk_mirroring)
 		tk_fold(false);
+	hlist_for_each_entry(res, &done, node)
+		tk_nr_settled++;
 	mutex_unlock(&tk_lock);
 
 	hlist_for_each_entry_safe(res, tmp, &done, node) {
