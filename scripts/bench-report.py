@@ -507,6 +507,11 @@ def targets(s, sizes):
         if c["qps"] == 256 and d and d["qps_per_cq_mean"]["median"]:
             r = d["qps_per_cq_max"]["median"] / d["qps_per_cq_mean"]["median"]
             add("QPs per CQ max/mean, 256 same-size QPs <= 1.25", r, r <= 1.25)
+    # A scenario that did not run misses its targets: it is not left out.
+    for key in ("getput", "takeover", "parallel", "storm_like", "mixed", "first32",
+                "completions"):
+        if not s.get(key):
+            add("%s: every target" % key, None, False, "no result: the scenario did not run")
     return t
 
 
@@ -547,7 +552,9 @@ def markdown(res):
     w("")
     w("| machine | |")
     w("| --- | --- |")
-    w("| guest kernel | %s (stock Debian, no KASAN/lockdep) |" % m.get("kernel", "?"))
+    debug = {True: " (with the debug options: kmemleak, lockdep)",
+             False: " (without kmemleak or lockdep)"}.get(m.get("debug"), "")
+    w("| guest kernel | %s%s |" % (m.get("kernel", "?"), debug))
     w("| vCPUs | %s, QEMU %s (no KVM: every time below is emulated and slow in absolute terms; only ratios carry over) |" % (m.get("vcpus"), m.get("accel")))
     w("| guest memory | %s |" % m.get("guest_mem"))
     w("| host CPU | %s |" % m.get("host_cpu"))
@@ -1018,7 +1025,7 @@ REASONS = {
                 "queues are, so they share no lock and write no line they share; "
                 "upstream serializes every get and put on the device's "
                 "`cq_pools_lock` with interrupts off. What is left is the host: under "
-                "QEMU TCG the vCPUs are host threads, and the guest's 4 vCPUs share "
+                "QEMU TCG the vCPUs are host threads, and the guest's vCPUs share "
                 "the host's cores (the bound below).",
     "churn": "Upstream's get walks its whole list to the CQ with room; cqpool's "
              "re-keys that CQ in its vector's treap, O(log n) in the CQs of the vector.",
@@ -1250,9 +1257,10 @@ def notes(s, tg, cores=None):
              "(cqpool and per-QP only, so upstream's list stays fresh) runs before the "
              "storm; the first round of a scenario can still be an outlier, which the "
              "medians discount but the max shows.")
-    n.append("Times are from QEMU TCG (no KVM) on a 2-core host shared with other work; "
-             "absolute nanoseconds are far above those of real hardware and rounds vary; "
-             "medians over alternating rounds cancel drift, not the emulation.")
+    n.append(("Times are from QEMU TCG (no KVM) on a %s host shared with other work; "
+              "absolute nanoseconds are far above those of real hardware and rounds vary; "
+              "medians over alternating rounds cancel drift, not the emulation.")
+             % ("%d-core" % cores if cores else "shared"))
     n.append("Completions per CQ poll would need the poll loop counted: e.g. a per-CQ "
              "count of poll passes (a generation bumped from the CQ's `comp_handler`, "
              "which runs once per arm/interrupt, compared in harness/traffic.c's done "
@@ -1290,6 +1298,7 @@ def main():
                  bool(git("status", "--porcelain", "--untracked-files=no")),
         "elapsed_s": int(a.elapsed) if a.elapsed else None,
         "rounds": (raw.get("storm") or raw.get("mixed") or {}).get("rounds"),
+        "debug": None if "debug" not in mach else bool(mach["debug"]),
     }
     host_cpu = ""
     try:

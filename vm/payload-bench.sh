@@ -83,7 +83,11 @@ echo 2000 >/sys/module/cqpool/parameters/idle_timeout_ms
 tag=
 [ "$part" = main ] || tag=-$part
 {
+	# A debug kernel has kmemleak or lockdep: the report says which ran.
+	debug=0
+	[ -e /sys/kernel/debug/kmemleak ] || [ -e /proc/lockdep ] && debug=1
 	echo "BENCH machine$tag {\"vcpus\": $(nproc), \"kernel\": \"$(uname -r)\"," \
+		"\"debug\": $debug," \
 		"\"mem_kb\": $(awk '/MemTotal/ {print $2}' /proc/meminfo)," \
 		"\"cpu\": \"$(awk -F': ' '/model name/ {print $2; exit}' /proc/cpuinfo)\"}"
 } >>"$out"
