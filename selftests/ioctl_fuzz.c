@@ -189,22 +189,26 @@ static void ex_conn_create(void *arg)
 {
 	struct cqpool_conn_create *c = arg;
 
-	/* Connecting is slow: mostly leave the device name out. */
-	conn_attr(c, rnd(200) ? "" : "rxe0", rnd(3));
+	/*
+	 * Connecting is slow: mostly leave the device name out.  Queues deep
+	 * enough for traffic beside the slot the drain keeps.
+	 */
+	conn_attr(c, rnd(100) ? "" : "rxe0", rnd(3));
 	c->pool_id = rnd(2) ? 0 : id_pick(ID_POOL);
 	c->msg_size = rnd(8192);
-	c->send_depth = 1 + rnd(32);
-	c->recv_depth = 1 + rnd(32);
+	c->send_depth = 2 + rnd(31);
+	c->recv_depth = 2 + rnd(31);
 }
 
 static void ex_traffic(void *arg)
 {
 	struct cqpool_traffic *t = arg;
 
+	/* Mostly what any of the connections made takes: small and shallow. */
 	t->conn_id = rnd(4) ? id_pick(ID_CONN) : 0;
 	t->op = rnd(3);
-	t->msg_size = 1 + rnd(8192);
-	t->depth = 1 + rnd(32);
+	t->msg_size = 1 + (rnd(4) ? rnd(16) : rnd(8192));
+	t->depth = 1 + (rnd(4) ? 0 : rnd(32));
 	t->count = rnd(64);
 }
 

@@ -13,7 +13,7 @@
 #define ULP_ADDR	"10.99.0.1"
 #define KLP		"/sys/kernel/livepatch/cqpool_takeover"
 #define TK_RES		"/sys/module/cqpool_takeover/parameters/reservations"
-#define TK_SETTLED	"/sys/module/cqpool_takeover/parameters/settled"
+#define TK_UNPATCH_PUTS	"/sys/module/cqpool_takeover/parameters/unpatch_puts"
 /* What io_check() writes and reads back. */
 #define ULP_IO_MB	4
 #define NVME_NQN	"cqpool-nvmeof-test"

@@ -99,13 +99,23 @@ MODULE_PARM_DESC(reservations,
 		 "Reservations made through the takeover and not yet back in cqpool");
 /*
  * Reservations put back through ib_core's own ib_cq_pool_put(), during a
- * transition or after the unpatch, and given back to cqpool by tk_settle():
- * what shows that a teardown raced a transition.  Under tk_lock.
+ * transition or after the unpatch, and given back to cqpool by
+ * tk_settle().  Under tk_lock.
  */
 static unsigned int tk_nr_settled;
 module_param_named(settled, tk_nr_settled, uint, 0444);
 MODULE_PARM_DESC(settled,
 		 "Reservations put back through ib_core's function and given back to cqpool since the load");
+/*
+ * Whether the patch is being disabled (from pre_unpatch to post_unpatch),
+ * and the reservations put back meanwhile, through either function: what
+ * shows that a teardown raced the unpatch.  Under tk_lock.
+ */
+static bool tk_unpatching;
+static unsigned int tk_nr_unpatch_puts;
+module_param_named(unpatch_puts, tk_nr_unpatch_puts, uint, 0444);
+MODULE_PARM_DESC(unpatch_puts,
+		 "Reservations put back while the patch was being disabled, since the load");
 
 static void tk_reconcile(struct work_struct *work);
 static DECLARE_DELAYED_WORK(tk_reconcile_work, tk_reconcile);
@@ -214,6 +224,7 @@ static bool tk_put_tracked(struct ib_cq *cq, unsigned int nr_cqe)
 			hash_del(&res->node);
 			tk_recycle(res);
 			trace_cqpool_takeover_put(cq, nr_cqe, "cqpool");
+			tk_nr_unpatch_puts += tk_unpatching;
 			if (tk_mirroring)
 				tk_mirror(cq, nr_cqe, false);
 			cqpool_cq_put(cq, nr_cqe, NULL);
@@ -435,12 +446,28 @@ static void tk_pre_unpatch(struct klp_object *obj)
 	mutex_lock(&tk_lock);
 	if (!tk_mirroring)
 		tk_fold(true);
+	tk_unpatching = true;
 	mutex_unlock(&tk_lock);
 }
 
+/*
+ * Every task now runs ib_core's own functions: it does the puts.  What
+ * went through ib_core's put during the transition is settled here, and
+ * counted with the transition's puts; the reconcile takes what comes
+ * after.
+ */
 static void tk_post_unpatch(struct klp_object *obj)
 {
-	/* Every task now runs ib_core's own functions: it does the puts. */
+	unsigned int settled;
+
+	mutex_lock(&tk_lock);
+	settled = tk_nr_settled;
+	mutex_unlock(&tk_lock);
+	tk_settle(false);
+	mutex_lock(&tk_lock);
+	tk_nr_unpatch_puts += tk_nr_settled - settled;
+	tk_unpatching = false;
+	mutex_unlock(&tk_lock);
 	cqpool_takeover_set_active(false);
 	mod_delayed_work(system_wq, &tk_reconcile_work, 0);
 }

@@ -15,8 +15,11 @@
 #                         6.1 debug kernel adds vm/no-blktests.config
 #
 # CQPOOL_KERNEL_SERIES=6.12 takes linux-source-6.12 in place of 6.1, and
-# vm/linux-6.12.config adapts the fragments to it.  A kernel's key is its
-# series, its source package's version, its merged fragments and RECIPE.
+# vm/linux-6.12.config adapts the fragments to it.  The fixes in
+# vm/patches/<series>/*.patch, each saying why, are applied to the source
+# as it is extracted: the test kernels' own, never the stock kernel's.  A
+# kernel's key is its series, its source package's version, its patches,
+# its merged fragments and RECIPE.
 #
 # Only the requested path goes to stdout; all progress goes to stderr and
 # make output to <cache>/kernel-<key>/build.log.
@@ -49,6 +52,23 @@ usage() {
     exit 2
 }
 
+# The series' patches, in order.
+patches() {
+    local d=$REPO_DIR/vm/patches/$SERIES
+    [[ -d $d ]] || return 0
+    find "$d" -maxdepth 1 -name '*.patch' | LC_ALL=C sort
+}
+
+# What the patches are: a key for the patched source, "" without any.
+patches_key() {
+    local f
+    {
+        while read -r f; do
+            printf '%s\0' "${f##*/}"; cat -- "$f"
+        done < <(patches)
+    } | sha256sum | cut -c1-8
+}
+
 pkg_version() {
     local v
     v=$(dpkg-query -W -f='${Version}' "$SRC_PKG" 2>/dev/null) || true
@@ -79,6 +99,7 @@ ensure_source() {
     local ver final tmp
     ver=$(pkg_version)
     final=$CACHE/src-$ver
+    [[ -z $(patches) ]] || final+=-p$(patches_key)
     SRC_DIR=$final/$SRC_PKG
     # The directory only ever appears via rename() of a fully extracted tree,
     # so its existence means it is complete.
@@ -107,6 +128,14 @@ ensure_source() {
         rm -rf -- "$tmp"
         die "extracting $SRC_TARBALL failed"
     fi
+    local p
+    while read -r p; do
+        log "applying ${p#"$REPO_DIR/"}"
+        if ! patch -s -p1 -d "$tmp/$SRC_PKG" <"$p" >&2; then
+            rm -rf -- "$tmp"
+            die "${p#"$REPO_DIR/"} does not apply to $SRC_PKG $ver"
+        fi
+    done < <(patches)
     mv -T -- "$tmp" "$final"
     drop_lock 8
     log "source ready: $SRC_DIR"
@@ -138,7 +167,8 @@ kernel_key() {
         for f in "${FRAGMENTS[@]}"; do
             printf '%s\0' "${f##*/}"; cat -- "$f"; printf '\0'
         done
-        printf 'recipe\0%s\0series\0%s\0pkgver\0%s\0' "$RECIPE" "$SERIES" "$ver"
+        printf 'recipe\0%s\0series\0%s\0pkgver\0%s\0patches\0%s\0' \
+            "$RECIPE" "$SERIES" "$ver" "$(patches_key)"
     } | sha256sum | cut -c1-12
 }
 
