@@ -219,7 +219,10 @@ int Pool::destroy(Pool *pool)
 	return CQP_OK;
 }
 
-/* The size the vector's CQs grow to, with @nr_cqe reserved: CQP_CQ_SHARE. */
+/*
+ * The size a resizable vector's CQs grow to, with @nr_cqe reserved:
+ * CQP_CQ_SHARE.
+ */
 cqp_u32 Pool::grow_cap(const Vector &v, cqp_u32 nr_cqe) const
 {
 	return min_u64(p_.max_cqe, static_cast<cqp_u64>(CQP_CQ_SHARE) *
@@ -227,35 +230,62 @@ cqp_u32 Pool::grow_cap(const Vector &v, cqp_u32 nr_cqe) const
 }
 
 /*
- * A vector's first CQ starts at the size asked for, so that nothing is
- * allocated ahead of a small demand, and grows in place.  Later ones
- * start at half the largest size the vector's CQs reached (up to the
- * cap), which spares them the small steps of the ladder, each a whole
- * new ring on rxe, and allocates at most half a CQ ahead of demand.
- * Once a whole CQ is a small part of the vector (CQP_AHEAD), a new CQ
- * starts at the cap and is never resized: in a storm, most CQs are made
- * once instead of made and then remade twice as large.
- * Where the driver cannot resize, each new CQ is as large as the
- * vector's CQs together, up to the cap: the count of CQs stays
- * logarithmic in the demand until the cap, and at most half of what is
- * allocated is ahead of it.
+ * The size to ask the driver for, for @n entries: the least 2^k - 1 that
+ * holds them, up to @max_cqe.  rxe and mlx5 round every CQ up to such a
+ * size, so asking for one is asking for what will be allocated, and the
+ * plan is the real size; siw rounds up to 2^k, one entry more.
+ */
+static cqp_u32 natural_size(cqp_u64 n, cqp_u32 max_cqe)
+{
+	cqp_u64 p = 1;
+
+	while (p < n + 1)
+		p <<= 1;
+	return min_u64(p - 1, max_cqe);
+}
+
+/*
+ * Growth by new CQs, the default.  A vector's first CQ is the natural
+ * size of the request, so that a small first demand allocates at most
+ * twice itself.  Each later one is about CQP_NEW_GROWTH times what the
+ * vector holds, but no larger than the plateau: a CQ that holds
+ * CQP_NEW_SHARE of the vector's largest reservation.  So a vector that
+ * serves few consumers stays small (an NVMe-oF host's admin and I/O
+ * queue on one vector: 255 + 1,023 entries), and one that serves many
+ * reaches CQs of one size within two or three growths, over which users
+ * spread evenly, each new one a small part of the whole.
+ *
+ * Where the pool may resize (the owned pool's opt-in), a vector's first
+ * CQ starts at the size asked for and is resized in place; later ones
+ * start at half the size its CQs reached, or at the cap once the vector
+ * is large (CQP_AHEAD): in a storm most CQs are then made once, not made
+ * and remade twice as large.
  */
 cqp_u32 Pool::new_cq_size(const Vector &v, cqp_u32 nr_cqe) const
 {
 	if (p_.cq_size)
 		return p_.cq_size;
-	if (resizable() && !v.count)
+	if (!resizable()) {
+		const cqp_u32 first = natural_size(nr_cqe, p_.max_cqe);
+		const cqp_u64 plateau = static_cast<cqp_u64>(CQP_NEW_SHARE) *
+					max_u64(v.peak_nr, nr_cqe);
+		const cqp_u64 want = static_cast<cqp_u64>(CQP_NEW_GROWTH) *
+				     v.cqes;
+		cqp_u32 size;
+
+		if (!v.count)
+			return first;
+		size = natural_size(want < plateau ? want : plateau,
+				    p_.max_cqe);
+		return size > first ? size : first;
+	}
+	if (!v.count)
 		return nr_cqe;
 
 	const cqp_u32 cap = grow_cap(v, nr_cqe);
-	cqp_u32 want;
+	const cqp_u32 want = v.cqes >= static_cast<cqp_u64>(CQP_AHEAD) * cap ?
+			     cap : min_u64(cap, v.peak_size) / 2;
 
-	if (!resizable())
-		want = min_u64(cap, v.cqes);
-	else if (v.cqes >= static_cast<cqp_u64>(CQP_AHEAD) * cap)
-		want = cap;
-	else
-		want = min_u64(cap, v.peak_size) / 2;
 	return want > nr_cqe ? want : nr_cqe;
 }
 

@@ -157,6 +157,16 @@ public:
 		return n;
 	}
 
+	/* The least 2^k - 1 that holds @n, up to max_cqe. */
+	cqp_u64 natural(cqp_u64 n) const
+	{
+		cqp_u64 p = 1;
+
+		while (p < n + 1)
+			p <<= 1;
+		return std::min<cqp_u64>(p - 1, p_.max_cqe);
+	}
+
 	/* What a CQ of @vec grows to with @nr reserved: CQP_CQ_SHARE. */
 	cqp_u64 cap(cqp_u32 vec, cqp_u32 nr) const
 	{
@@ -209,9 +219,15 @@ public:
 			size = std::max<cqp_u64>(
 				nr, std::min<cqp_u64>(cap(vec, nr),
 						      peak_size_[vec]) / 2);
+		else if (!vec_count(vec))
+			size = natural(nr);
 		else
 			size = std::max<cqp_u64>(
-				nr, std::min(cap(vec, nr), vec_cqes(vec)));
+				natural(nr),
+				natural(std::min<cqp_u64>(
+					CQP_NEW_GROWTH * vec_cqes(vec),
+					CQP_NEW_SHARE *
+						cqp_u64(std::max(nr, peak_nr_[vec])))));
 		*plan = cqp_plan{ CQP_PLAN_NEW, vec, static_cast<cqp_u32>(size),
 				  nullptr };
 		return CQP_GROW;
