@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * KUnit: the CQ pools of cqpool.ko on the live soft RDMA devices of the
- * test VM: rxe0 (soft-RoCE; can resize CQs) and siw0 (soft-iWARP; cannot).
+ * test VM: rxe0 (soft-RoCE; can resize CQs, for a pool that opts in) and
+ * siw0 (soft-iWARP; cannot).
  */
 #include <kunit/test.h>
 #include <linux/cpumask.h>
@@ -9,6 +10,7 @@
 
 #include <cqpool/cqpool.h>
 
+#include "compat.h"
 #include "core/pool.h"
 #include "cqpool_test.h"
 #include "vm_devices.h"
@@ -280,33 +282,77 @@ static void least_used_cq_takes_the_next_reservation(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, cqpool_destroy(pool), 0);
 }
 
-/* rxe grows a CQ in place; siw has no resize and gets a second CQ. */
-static void growth_resizes_where_the_driver_can(struct kunit *test)
+/*
+ * By default a pool grows by new CQs, on either device: the first CQ of a
+ * vector is the natural size of the request, 2^k - 1 (what rxe rounds to;
+ * siw rounds to 2^k, one more), and a reservation that does not fit it
+ * gets a second.
+ */
+static void growth_is_by_new_cqs_by_default(struct kunit *test)
 {
 	struct ib_device *dev = vm_device(test);
 	struct cqpool *pool = owned_pool(test, dev, 0, 0);
-	bool resize = dev->ops.resize_cq;
+	const int first = strcmp(vm_device_name(test), "siw0") ? 63 : 64;
 	struct cqp_pool_stats st;
 	unsigned int more;
 	struct ib_cq *a, *b;
 
-	/* Both growth paths must be exercised: rxe resizes, siw cannot. */
-	KUNIT_EXPECT_EQ(test, resize, !strcmp(vm_device_name(test), "rxe0"));
 	a = get_ok(test, pool, 32, 0);
+	KUNIT_EXPECT_EQ(test, a->cqe, first);
 	more = a->cqe - 32 + 1;		/* one more than the room left */
 	b = get_ok(test, pool, more, 0);
 	st = pool_stats(test, pool);
 	KUNIT_EXPECT_EQ(test, st.reserved, 32ULL + more);
-	if (resize) {
-		KUNIT_EXPECT_PTR_EQ(test, a, b);
-		KUNIT_EXPECT_EQ(test, st.cqs, 1ULL);
-		KUNIT_EXPECT_EQ(test, st.cqes, (u64)a->cqe);
-	} else {
-		KUNIT_EXPECT_PTR_NE(test, a, b);
-		KUNIT_EXPECT_EQ(test, st.cqs, 2ULL);
-		KUNIT_EXPECT_EQ(test, st.cqes, (u64)a->cqe + b->cqe);
+	KUNIT_EXPECT_PTR_NE(test, a, b);
+	KUNIT_EXPECT_EQ(test, a->cqe, first);
+	KUNIT_EXPECT_EQ(test, st.cqs, 2ULL);
+	KUNIT_EXPECT_EQ(test, st.cqes, (u64)a->cqe + b->cqe);
+	cqpool_cq_put(b, more, NULL);
+	cqpool_cq_put(a, 32, NULL);
+	KUNIT_EXPECT_EQ(test, cqpool_destroy(pool), 0);
+}
+
+/*
+ * Growth in place is an owned pool's opt-in, where the kernel and the
+ * driver can (rxe0; not siw0, which has no resize, and no device on a
+ * kernel without kernel-side resize); asked for elsewhere, the pool is
+ * refused.  A CQ grown in place is still refused to anyone else.
+ */
+static void resize_in_place_is_an_opt_in_where_the_driver_can(struct kunit *test)
+{
+	const bool can = cqpool_kernel_resize();
+	struct ib_device *dev = vm_device(test);
+	struct cqpool_attr attr = {
+		.poll_ctx = IB_POLL_SOFTIRQ,
+		.flags = CQPOOL_F_RESIZE | CQPOOL_F_NO_RESIZE,
+		.name = "kunit",
+	};
+	struct cqp_pool_stats st;
+	struct cqpool *pool;
+	unsigned int more;
+	struct ib_cq *a, *b;
+
+	/* Both answers must be seen: rxe resizes, siw cannot. */
+	KUNIT_EXPECT_EQ(test, !!dev->ops.resize_cq,
+			!strcmp(vm_device_name(test), "rxe0"));
+	KUNIT_EXPECT_EQ(test, PTR_ERR(cqpool_create(dev, &attr)), -EINVAL);
+	attr.flags = CQPOOL_F_RESIZE;
+	pool = cqpool_create(dev, &attr);
+	if (!can || !dev->ops.resize_cq) {
+		KUNIT_EXPECT_EQ(test, PTR_ERR(pool), -EOPNOTSUPP);
+		return;
 	}
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, pool);
+	a = get_ok(test, pool, 32, 0);
+	more = a->cqe - 32 + 1;
+	b = get_ok(test, pool, more, 0);
+	st = pool_stats(test, pool);
+	KUNIT_EXPECT_PTR_EQ(test, a, b);
+	KUNIT_EXPECT_EQ(test, st.cqs, 1ULL);
+	KUNIT_EXPECT_EQ(test, st.cqes, (u64)a->cqe);
 	KUNIT_EXPECT_LE(test, st.reserved, st.cqes);
+	KUNIT_EXPECT_TRUE(test, a->shared);
+	KUNIT_EXPECT_EQ(test, ib_resize_cq(a, 2 * a->cqe), -EOPNOTSUPP);
 	cqpool_cq_put(b, more, NULL);
 	cqpool_cq_put(a, 32, NULL);
 	KUNIT_EXPECT_EQ(test, cqpool_destroy(pool), 0);
@@ -424,6 +470,50 @@ static void create_qp_separate_cqs_on_request(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, cqpool_destroy(pool), 0);
 }
 
+/*
+ * A CPU hint picks the vector that interrupts on that CPU where the
+ * driver has one per CPU (mlx5: vector i on the i-th CPU of its NUMA
+ * node's spread); rxe and siw have no NUMA node, so vector i goes with
+ * the i-th online CPU, and a CPU past the vectors takes its number
+ * modulo theirs.
+ */
+static void cpu_hint_takes_the_vector_of_that_cpu(struct kunit *test)
+{
+	struct ib_device *dev = vm_device(test);
+	struct cqpool *pool = owned_pool(test, dev, 0, 0);
+	struct ib_qp_init_attr init = {
+		.cap = { .max_send_wr = 8, .max_recv_wr = 8,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+		.sq_sig_type = IB_SIGNAL_REQ_WR,
+		.qp_type = IB_QPT_RC,
+	};
+	struct cqpool_qp_attr qattr = { .vector_hint = -1 };
+	unsigned int i = 0;
+	struct ib_pd *pd;
+	struct ib_qp *qp;
+	int cpu;
+
+	KUNIT_ASSERT_EQ(test, dev->dev.parent ?
+			dev_to_node(dev->dev.parent) : NUMA_NO_NODE,
+			NUMA_NO_NODE);
+	pd = ib_alloc_pd(dev, 0);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, pd);
+	for_each_online_cpu(cpu) {
+		struct ib_qp_init_attr a = init;
+
+		qattr.cpu_hint = cpu;
+		qp = cqpool_create_qp(pool, pd, &a, &qattr);
+		KUNIT_ASSERT_NOT_ERR_OR_NULL(test, qp);
+		KUNIT_EXPECT_EQ(test, qp->send_cq->comp_vector,
+				i < pool_test_nvec(dev) ? i :
+				cpu % pool_test_nvec(dev));
+		i++;
+		KUNIT_EXPECT_EQ(test, cqpool_destroy_qp(qp), 0);
+	}
+	ib_dealloc_pd(pd);
+	KUNIT_EXPECT_EQ(test, cqpool_destroy(pool), 0);
+}
+
 /* Others share a pooled CQ: no consumer may resize or moderate it. */
 static void pooled_cq_refuses_resize_and_moderation(struct kunit *test)
 {
@@ -436,8 +526,6 @@ static void pooled_cq_refuses_resize_and_moderation(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ib_resize_cq(cq, 2 * cqe), -EOPNOTSUPP);
 	KUNIT_EXPECT_EQ(test, cq->cqe, cqe);
 	KUNIT_EXPECT_EQ(test, rdma_set_cq_moderation(cq, 16, 16), -EOPNOTSUPP);
-	/* cqpool itself still grows it in place where the driver can. */
-	cqpool_cq_put(get_ok(test, pool, cqe, 0), cqe, NULL);
 	cqpool_cq_put(cq, 32, NULL);
 	KUNIT_EXPECT_EQ(test, cqpool_destroy(pool), 0);
 }
@@ -484,7 +572,9 @@ static struct kunit_case pool_cases[] = {
 			 vm_devices_gen_params),
 	KUNIT_CASE_PARAM(least_used_cq_takes_the_next_reservation,
 			 vm_devices_gen_params),
-	KUNIT_CASE_PARAM(growth_resizes_where_the_driver_can,
+	KUNIT_CASE_PARAM(growth_is_by_new_cqs_by_default,
+			 vm_devices_gen_params),
+	KUNIT_CASE_PARAM(resize_in_place_is_an_opt_in_where_the_driver_can,
 			 vm_devices_gen_params),
 	KUNIT_CASE_PARAM(no_shrink_pool_keeps_idle_cqs,
 			 vm_devices_gen_params),
@@ -493,6 +583,8 @@ static struct kunit_case pool_cases[] = {
 	KUNIT_CASE_PARAM(create_qp_assigns_one_cq_for_both_directions,
 			 vm_devices_gen_params),
 	KUNIT_CASE_PARAM(create_qp_separate_cqs_on_request,
+			 vm_devices_gen_params),
+	KUNIT_CASE_PARAM(cpu_hint_takes_the_vector_of_that_cpu,
 			 vm_devices_gen_params),
 	KUNIT_CASE_PARAM(pooled_cq_refuses_resize_and_moderation,
 			 vm_devices_gen_params),

@@ -9,6 +9,39 @@
 
 #include <linux/slab.h>
 #include <linux/shrinker.h>
+#include <rdma/ib_verbs.h>
+
+/*
+ * Kernel-side CQ resize, which only an owned pool's CQPOOL_F_RESIZE uses:
+ * whether the kernel has it (Kbuild's CQPOOL_HAVE_KERNEL_RESIZE; upstream
+ * made CQ resize a user-space verb in 2026), and the resize, which calls
+ * the driver as ib_resize_cq() does but past its check of @cq->shared:
+ * cqpool is the one user allowed to resize its shared CQs, and clearing
+ * the flag for the call would let a consumer's own resize in meanwhile.
+ */
+#ifdef CQPOOL_HAVE_KERNEL_RESIZE
+static inline bool cqpool_kernel_resize(void)
+{
+	return true;
+}
+
+static inline int cqpool_resize_cq(struct ib_cq *cq, u32 size)
+{
+	return cq->device->ops.resize_cq(cq, size, NULL);
+}
+#else
+static inline bool cqpool_kernel_resize(void)
+{
+	return false;
+}
+
+/* Never planned: no pool opts in where the kernel cannot resize. */
+static inline int cqpool_resize_cq(struct ib_cq *cq, u32 size)
+{
+	WARN_ON_ONCE(1);
+	return -EOPNOTSUPP;
+}
+#endif
 
 /*
  * A shrinker of @count and @scan, registered; NULL if that failed.  6.7

@@ -61,7 +61,8 @@ static void cqpool_pool_show(struct cqpool_report *r,
 	seq_printf(cqpool_seq(r), "pool %s device %s ctx %s %s flags 0x%x cqs %u cqes %llu reserved %llu users %llu\n",
 		   p->name, p->device, cqpool_poll_ctx_name(p->poll_ctx),
 		   p->flags & CQPOOL_POOL_INFO_OWNED ? "owned" : "shared",
-		   p->flags & (CQPOOL_POOL_NO_SHRINK | CQPOOL_POOL_NO_RESIZE),
+		   p->flags & (CQPOOL_POOL_NO_SHRINK | CQPOOL_POOL_NO_RESIZE |
+			       CQPOOL_POOL_RESIZE),
 		   p->cqs, p->cqes, p->reserved_cqes, p->users);
 }
 

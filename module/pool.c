@@ -11,6 +11,7 @@
 #include <linux/string.h>
 #include <kunit/visibility.h>
 
+#include "compat.h"
 #include "cqpool_internal.h"
 #include "cqpool_trace.h"
 #include "cqpool_test.h"
@@ -68,6 +69,15 @@ static bool cqpool_poll_ctx_ok(enum ib_poll_context ctx)
 	return (unsigned int)ctx < CQPOOL_NR_POLL_CTX;
 }
 
+/*
+ * Whether a pool of @dev may opt in to growing its CQs in place: the
+ * kernel has kernel-side resize (Kbuild) and the driver implements it.
+ */
+static bool cqpool_can_resize(const struct ib_device *dev)
+{
+	return cqpool_kernel_resize() && dev->ops.resize_cq;
+}
+
 /* The idle timeout in cqpool_clock()'s ticks. */
 static u64 cqpool_idle_timeout(void)
 {
@@ -93,7 +103,7 @@ static struct cqpool *cqpool_alloc(struct cqpool_dev *cdev,
 	unsigned int stripes, i;
 	struct cqpool *pool;
 
-	if (cdev->ibdev->ops.resize_cq && !(attr->flags & CQPOOL_F_NO_RESIZE))
+	if (attr->flags & CQPOOL_F_RESIZE)
 		p.flags |= CQP_POOL_RESIZE;
 	if (attr->flags & CQPOOL_F_NO_SHRINK)
 		p.flags |= CQP_POOL_NO_SHRINK;
@@ -514,10 +524,16 @@ static bool cqpool_name_ok(const char *name)
  * unregistration waits for it.  When the device goes, gets on the pool
  * fail with -ENODEV and its hooks hear IB_EVENT_DEVICE_FATAL.
  *
+ * The pool grows by new CQs.  With CQPOOL_F_RESIZE it grows its CQs in
+ * place first, where the kernel has kernel-side resize and the driver
+ * implements it.
+ *
  * Context: process context; may sleep.
  * Return: the pool, ERR_PTR(-EINVAL) for a bad attribute (poll context,
- * unknown flag, a name too long or not printable, @attr->cq_size above
- * the device's max_cqe or @attr->max_cqs above its max_cq),
+ * unknown flag, both CQPOOL_F_RESIZE and CQPOOL_F_NO_RESIZE, a name too
+ * long or not printable, @attr->cq_size above the device's max_cqe or
+ * @attr->max_cqs above its max_cq), ERR_PTR(-EOPNOTSUPP) for
+ * CQPOOL_F_RESIZE where the kernel or the driver cannot resize a CQ,
  * ERR_PTR(-ENODEV), ERR_PTR(-ENOMEM).
  */
 struct cqpool *cqpool_create(struct ib_device *dev,
@@ -526,11 +542,16 @@ struct cqpool *cqpool_create(struct ib_device *dev,
 	struct cqpool_dev *cdev;
 	struct cqpool *pool;
 
+	might_sleep();
 	if (!attr || !cqpool_poll_ctx_ok(attr->poll_ctx) ||
 	    (attr->flags & ~CQPOOL_F_ALL) || !cqpool_name_ok(attr->name) ||
+	    (attr->flags & CQPOOL_F_RESIZE &&
+	     attr->flags & CQPOOL_F_NO_RESIZE) ||
 	    attr->cq_size > dev->attrs.max_cqe ||
 	    attr->max_cqs > dev->attrs.max_cq)
 		return ERR_PTR(-EINVAL);
+	if (attr->flags & CQPOOL_F_RESIZE && !cqpool_can_resize(dev))
+		return ERR_PTR(-EOPNOTSUPP);
 	cdev = cqpool_dev_find(dev);
 	if (!cdev)
 		return ERR_PTR(-ENODEV);
@@ -674,10 +695,7 @@ static int cqpool_grow(struct cqp_grower *g, const struct cqp_plan *plan,
 	} else {
 		ccq = container_of(plan->cq, struct cqpool_cq, ledger);
 		gr->old = ccq->cq->cqe;
-		/* cqpool is the one user allowed to resize its shared CQs. */
-		ccq->cq->shared = false;
-		err = ib_resize_cq(ccq->cq, plan->size);
-		ccq->cq->shared = true;
+		err = cqpool_resize_cq(ccq->cq, plan->size);
 		out->size = ccq->cq->cqe;
 		out->fallback = err && cqpool_resize_unsupported(err);
 	}

@@ -57,13 +57,25 @@ struct cqpool_dev;
 
 struct cqpool;
 
-/* struct cqpool_attr flags */
+/*
+ * struct cqpool_attr flags.  A pool grows by new CQs: no CQ of a device's
+ * shared pool, or of an owned pool that does not ask, is ever resized.
+ */
 enum {
 	/* Never free idle CQs of this pool before it is destroyed. */
 	CQPOOL_F_NO_SHRINK = 1U << 0,
-	/* Never grow a CQ in place with ib_resize_cq(); add CQs instead. */
+	/* Grow by new CQs: the default, which this only spells out. */
 	CQPOOL_F_NO_RESIZE = 1U << 1,
-	CQPOOL_F_ALL = CQPOOL_F_NO_SHRINK | CQPOOL_F_NO_RESIZE,
+	/*
+	 * Grow a vector's CQs in place with ib_resize_cq() while others'
+	 * completions flow through them, before adding CQs.  Only where the
+	 * kernel still has kernel-side resize and the driver implements it:
+	 * cqpool_create() says -EOPNOTSUPP elsewhere (siw, and every kernel
+	 * since CQ resize became a user-space verb).
+	 */
+	CQPOOL_F_RESIZE = 1U << 2,
+	CQPOOL_F_ALL = CQPOOL_F_NO_SHRINK | CQPOOL_F_NO_RESIZE |
+		       CQPOOL_F_RESIZE,
 };
 
 /* Room for a pool's name, with its NUL. */
