@@ -17,24 +17,37 @@
  */
 #define CQPOOL_RW_WR_PER_CTX	3
 
+/*
+ * The vector that serves @cpu, of @nvec.  No driver of 6.1 or 6.12
+ * reports ib_get_vector_affinity() (mlx5 dropped it in 2018), so the
+ * answer is what the drivers do, not what they say: mlx5 interrupts its
+ * completion vector i on CPU cpumask_local_spread(i, node), the device's
+ * NUMA node (mlx5_cpumask_default_spread() in 6.12, comp_irqs_request()
+ * in 6.1), which is the vector picked when one interrupts on @cpu.  A CPU
+ * none interrupts on (more CPUs than vectors) gets @cpu modulo @nvec.
+ * rxe and siw raise no interrupt per vector: their vectors serve every
+ * CPU alike, and the same rule spreads the hints over them.
+ */
+static unsigned int cqpool_cpu_vector(struct ib_device *ibdev, int cpu,
+				      unsigned int nvec)
+{
+	int node = ibdev->dev.parent ? dev_to_node(ibdev->dev.parent) :
+				       NUMA_NO_NODE;
+	unsigned int v;
+
+	for (v = 0; v < nvec; v++)
+		if (cpumask_local_spread(v, node) == cpu)
+			return v;
+	return cpu % nvec;
+}
+
 static int cqpool_qp_vector(struct cqpool_dev *cdev,
 			    const struct cqpool_qp_attr *qattr)
 {
-	unsigned int v, nvec;
-
 	if (!qattr || qattr->vector_hint >= 0 || qattr->cpu_hint < 0)
 		return qattr ? qattr->vector_hint : -1;
-
-	/* Drivers that report affinity (mlx5 does) know which vector serves it. */
-	nvec = cqpool_dev_nvec(cdev);
-	for (v = 0; v < nvec; v++) {
-		const struct cpumask *mask = ib_get_vector_affinity(cdev->ibdev,
-								    v);
-
-		if (mask && cpumask_test_cpu(qattr->cpu_hint, mask))
-			return v;
-	}
-	return qattr->cpu_hint % nvec;
+	return cqpool_cpu_vector(cdev->ibdev, qattr->cpu_hint,
+				 cqpool_dev_nvec(cdev));
 }
 
 /* The QP's event handler hears the events of its pooled CQs too. */

@@ -10,18 +10,13 @@
 # compiler that built them.  Writes OUT/coverage.txt (a line per file,
 # then the total over module/), OUT/uncovered.txt (each file's lines
 # never run, by function) and OUT/gcov/*.gcov (the annotated sources).
-#
-# Code that only a hardware HCA reaches is named in
-# scripts/coverage-hca-only (FILE FUNCTION, one per line): the lines of
-# those functions that the VMs never run are listed apart and left out of
-# the total, never silently.
+# Every line counts: none is reached only by a hardware HCA.
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 results=$1
 kbuild=$(cd "$2" && pwd)
 out=$3
-hca_only=$top/scripts/coverage-hca-only
 
 rm -rf "$out"
 mkdir -p "$out/gcda" "$out/obj" "$out/gcov"
@@ -43,9 +38,8 @@ for c in "$kbuild"/module/*.c; do
 		{ echo "coverage.sh: gcov failed on $f.c" >&2; exit 1; }
 done
 
-# One line per .gcov source line: "FILE FUNCTION STATE LINE", STATE run,
-# unrun or excluded (unrun, in a function scripts/coverage-hca-only
-# names).
+# One line per .gcov source line: "FILE FUNCTION STATE LINE", STATE run
+# or unrun.
 # gcov marks a line never run "#####", a run one with its count, and one
 # with no code "-"; a function's lines follow the first line of its
 # definition, which is where the kernel's style puts its name.
@@ -54,12 +48,7 @@ for c in "$kbuild"/module/*.c; do
 	# A file with no line of code of its own has no .gcov: trace.c,
 	# whose code is the trace events' own, from cqpool_trace.h.
 	[[ -f $out/gcov/$f.gcov ]] || continue
-	awk -v file="$f" -v hca="$hca_only" '
-		BEGIN {
-			while ((getline l < hca) > 0)
-				if (l !~ /^#/ && split(l, w) == 2)
-					skip[w[1] " " w[2]] = 1
-		}
+	awk -v file="$f" '
 		{
 			n = split($0, part, ":")
 			if (n < 3)
@@ -74,27 +63,24 @@ for c in "$kbuild"/module/*.c; do
 			if (count == "-" || part[2] + 0 == 0)
 				next
 			state = count ~ /^#+$|^=+$/ ? "unrun" : "run"
-			if (state == "unrun" && (file " " fn) in skip)
-				state = "excluded"
 			print file, fn, state, part[2] + 0
 		}' "$out/gcov/$f.gcov"
 done >"$out/lines"
 
 awk '
-	{ lines[$1]++; if ($3 == "run") run[$1]++; if ($3 == "excluded") ex[$1]++ }
+	{ lines[$1]++; if ($3 == "run") run[$1]++ }
 	END {
-		printf "%-16s %6s %6s %6s %7s\n", "file", "lines", "run", "hca", "covered"
+		printf "%-16s %6s %6s %7s\n", "file", "lines", "run", "covered"
 		for (f in lines) {
-			n = lines[f] - ex[f]
-			printf "%-16s %6d %6d %6d %6.1f%%\n", "module/" f, lines[f], run[f], ex[f],
-				n ? 100 * run[f] / n : 100
-			tl += lines[f]; tr += run[f]; te += ex[f]
+			printf "%-16s %6d %6d %6.1f%%\n", "module/" f, lines[f], run[f],
+				100 * run[f] / lines[f]
+			tl += lines[f]; tr += run[f]
 		}
-		printf "%-16s %6d %6d %6d %6.1f%%\n", "total", tl, tr, te,
-			tl - te ? 100 * tr / (tl - te) : 100
+		printf "%-16s %6d %6d %6.1f%%\n", "total", tl, tr,
+			tl ? 100 * tr / tl : 100
 	}' "$out/lines" | { read -r h; echo "$h"; sort; } >"$out/coverage.txt"
 
-# What was never run, by function, and what was left out as HCA-only.
+# What was never run, by function.
 awk '$3 != "run" {
 		k = $1 " " $2 " (" $3 ")"
 		if (!(k in first)) { first[k] = $4; order[++n] = k }
