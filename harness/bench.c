@@ -672,6 +672,7 @@ static int cqpool_bench_storm(struct cqpool_bench_ctx *b)
  * the two alternating, so that neither always finds the other's memory
  * just freed.
  */
+#ifdef CQPOOL_HAVE_KERNEL_RESIZE
 /* GROWTH's second CQ, its allocation timed into @put_ns. */
 static struct ib_cq *cqpool_bench_second_cq(struct cqpool_bench_ctx *b)
 {
@@ -725,6 +726,13 @@ static int cqpool_bench_growth(struct cqpool_bench_ctx *b)
 	}
 	return ret;
 }
+#else
+/* No kernel-side resize to time: the kernel made CQ resize user-space's. */
+static int cqpool_bench_growth(struct cqpool_bench_ctx *b)
+{
+	return -EOPNOTSUPP;
+}
+#endif
 
 /*
  * The most CQ entries a run holds at once: its prefill's CQs on every
@@ -759,6 +767,7 @@ static bool cqpool_bench_valid(const struct cqpool_bench *a)
 		break;
 	case CQPOOL_BENCH_F_SHARED:
 	case CQPOOL_BENCH_F_NO_RESIZE:
+	case CQPOOL_BENCH_F_RESIZE:
 		/* Only a storm chooses its pool: get/put need fixed CQs. */
 		if (a->kind != CQPOOL_BENCH_STORM ||
 		    a->cq_mode != CQPOOL_CQ_POOL)
@@ -822,7 +831,7 @@ static void cqpool_bench_removal(struct cqpool_event_handler *h,
  *
  * CQPOOL_CQ_POOL runs on a pool made for the run and destroyed after it:
  * of fixed CQPOOL_BENCH_CQ CQs for GET_PUT and CHURN, sized to demand
- * for STORM (growing by new CQs alone with CQPOOL_BENCH_F_NO_RESIZE); a
+ * for STORM (growing its CQs in place with CQPOOL_BENCH_F_RESIZE); a
  * STORM with CQPOOL_BENCH_F_SHARED runs on the device's shared pool of
  * @poll_ctx instead, warm within the idle timeout.
  * CQPOOL_CQ_UPSTREAM runs on the device's own pool, whose CQs upstream
@@ -840,8 +849,8 @@ static void cqpool_bench_removal(struct cqpool_event_handler *h,
  * Context: process context.
  * Return: 0, -EINVAL for bad arguments, -ENODEV for an unknown device,
  * -ENOENT for CQPOOL_BENCH_F_TAKEOVER or _DIRECT without the takeover,
- * -EOPNOTSUPP for one without completion vectors (GROWTH: without
- * ib_resize_cq()), -ENOSPC for a run
+ * -EOPNOTSUPP for one without completion vectors (GROWTH and
+ * CQPOOL_BENCH_F_RESIZE: without kernel-side resize), -ENOSPC for a run
  * that would hold more than CQPOOL_BENCH_MAX_CQES entries or whose
  * threads the room on a vector would not hold, -EINTR when
  * the caller is killed, or what a get said.
@@ -881,12 +890,13 @@ int cqpool_bench_run(struct cqpool_session *s, void *arg)
 		goto out_unhold;
 	}
 	if (a->cq_mode == CQPOOL_CQ_POOL && !(a->flags & CQPOOL_BENCH_F_SHARED)) {
-		if (a->kind != CQPOOL_BENCH_STORM) {
+		if (a->kind != CQPOOL_BENCH_STORM)
 			attr.cq_size = CQPOOL_BENCH_CQ;
-			attr.flags = CQPOOL_F_NO_RESIZE;
-		} else if (a->flags & CQPOOL_BENCH_F_NO_RESIZE) {
-			attr.flags = CQPOOL_F_NO_RESIZE;
-		}
+		else if (a->flags & CQPOOL_BENCH_F_RESIZE)
+			attr.flags = CQPOOL_F_RESIZE;
+		/* make bench counts the resizes of the pools so named apart. */
+		if (attr.flags & CQPOOL_F_RESIZE)
+			attr.name = "bench-resize";
 		b.pool = cqpool_create(b.dev, &attr);
 		if (IS_ERR(b.pool)) {
 			ret = PTR_ERR(b.pool);

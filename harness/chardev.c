@@ -112,8 +112,8 @@ static const struct cqpool_cmd cqpool_cmds[] = {
 		   CQPOOL_VERSION_SIZE_VER0, 0, cqpool_version),
 	CQPOOL_CMD_MAKES(CQPOOL_IOC_POOL_CREATE, struct cqpool_pool_create,
 			 CQPOOL_POOL_CREATE_SIZE_VER0,
-			 CQPOOL_POOL_NO_SHRINK | CQPOOL_POOL_NO_RESIZE,
-			 cqpool_session_pool_create,
+			 CQPOOL_POOL_NO_SHRINK | CQPOOL_POOL_NO_RESIZE |
+			 CQPOOL_POOL_RESIZE, cqpool_session_pool_create,
 			 cqpool_session_pool_destroy),
 	CQPOOL_CMD(CQPOOL_IOC_POOL_DESTROY, struct cqpool_destroy,
 		   CQPOOL_DESTROY_SIZE_VER0, 0, cqpool_session_pool_destroy),
@@ -147,7 +147,7 @@ static const struct cqpool_cmd cqpool_cmds[] = {
 	CQPOOL_CMD(CQPOOL_IOC_BENCH, struct cqpool_bench,
 		   CQPOOL_BENCH_SIZE_VER0,
 		   CQPOOL_BENCH_F_SHARED | CQPOOL_BENCH_F_NO_RESIZE |
-			   CQPOOL_BENCH_F_TAKEOVER |
+			   CQPOOL_BENCH_F_RESIZE | CQPOOL_BENCH_F_TAKEOVER |
 			   CQPOOL_BENCH_F_TAKEOVER_DIRECT |
 			   CQPOOL_BENCH_F_LEDGER,
 		   cqpool_bench_run),

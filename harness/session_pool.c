@@ -123,6 +123,7 @@ int cqpool_session_pool_create(struct cqpool_session *s, void *arg)
 	BUILD_BUG_ON(CQPOOL_POOL_NO_SHRINK != CQPOOL_F_NO_SHRINK);
 	BUILD_BUG_ON(CQPOOL_NAME_LEN != CQPOOL_NAME_MAX);
 	BUILD_BUG_ON(CQPOOL_POOL_NO_RESIZE != CQPOOL_F_NO_RESIZE);
+	BUILD_BUG_ON(CQPOOL_POOL_RESIZE != CQPOOL_F_RESIZE);
 	if (cqpool_name(device, a->device) || cqpool_name(name, a->name) ||
 	    a->poll_ctx > CQPOOL_POLL_UNBOUND_WORKQUEUE)
 		return -EINVAL;

@@ -99,11 +99,12 @@ TEST_F_TIMEOUT(traffic, run_all_modes_side_by_side, 180)
 }
 
 /*
- * The growth policy's two measurements besides the storms: the device's
- * resize against a second CQ, and the mixed workload on a pool that never
- * resizes, made and destroyed each round.
+ * The growth policy's measurements besides the storms: the device's
+ * resize against a second CQ, the mixed workload on an owned pool that
+ * opts in to resizing, made and destroyed each round, and the turnover of
+ * reservations on the three pools.
  */
-TEST(bench_growth_and_mixed_without_resize)
+TEST(bench_growth_mixed_with_resize_and_turnover)
 {
 	struct totals before, after;
 
@@ -116,9 +117,9 @@ TEST(bench_growth_and_mixed_without_resize)
 
 	/* each round's pool is destroyed after it, or the command fails */
 	ASSERT_EQ(0, read_totals(&before));
-	ASSERT_EQ(0, ctl("--json bench --kind mixed --no-resize --modes cqpool --iterations 64"
+	ASSERT_EQ(0, ctl("--json bench --kind mixed --resize --modes cqpool --iterations 64"
 			 ON_RXE)) TH_LOG("%s", out);
-	EXPECT_NE(NULL, strstr(out, "\"no_resize\":true")) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "\"resize\":true")) TH_LOG("%s", out);
 	/* ten rounds of the six sizes (1894 entries), then 33, 129, 385, 1025 */
 	EXPECT_NE(NULL, strstr(out, "\"reserved\":[20512,")) TH_LOG("%s", out);
 	EXPECT_EQ(NULL, strstr(out, "held_after_idle")) TH_LOG("%s", out);
@@ -126,6 +127,16 @@ TEST(bench_growth_and_mixed_without_resize)
 	EXPECT_EQ(0, wait_cqs_at_most(before.cqs));
 	ASSERT_EQ(0, read_totals(&after));
 	EXPECT_LE(after.pools, before.pools);
+
+	/* 512 reservations, 4 steps of 128 given back and made: a sample each */
+	ASSERT_EQ(0, ctl("--json bench --kind turnover --iterations 4 --poll unbound"
+			 ON_RXE)) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "\"cqpool\":{\"worst\":")) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "\"cqpool_resize\":{\"worst\":")) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "\"upstream\":{\"worst\":")) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "\"steps\":4,")) TH_LOG("%s", out);
+	ASSERT_EQ(0, read_totals(&after));
+	EXPECT_EQ(0, after.users) TH_LOG("turnover left reservations behind");
 }
 
 TEST(unknown_device_names_the_fix)

@@ -461,11 +461,14 @@ TEST_F(hardening, bench_storm_flags_are_for_a_storm_on_cqpool_only)
 	EXPECT_EQ(-1, ioctl(self->fd, CQPOOL_IOC_BENCH, &b));
 	EXPECT_EQ(EINVAL, errno);
 	b.cq_mode = CQPOOL_CQ_POOL;
-	b.flags = CQPOOL_BENCH_F_LEDGER << 1;
+	b.flags = CQPOOL_BENCH_F_RESIZE << 1;
 	EXPECT_EQ(-1, ioctl(self->fd, CQPOOL_IOC_BENCH, &b));
 	EXPECT_EQ(EINVAL, errno);
-	/* the shared pool resizes: not both */
-	b.flags = CQPOOL_BENCH_F_SHARED | CQPOOL_BENCH_F_NO_RESIZE;
+	/* the shared pool never resizes: not both */
+	b.flags = CQPOOL_BENCH_F_SHARED | CQPOOL_BENCH_F_RESIZE;
+	EXPECT_EQ(-1, ioctl(self->fd, CQPOOL_IOC_BENCH, &b));
+	EXPECT_EQ(EINVAL, errno);
+	b.flags = CQPOOL_BENCH_F_NO_RESIZE | CQPOOL_BENCH_F_RESIZE;
 	EXPECT_EQ(-1, ioctl(self->fd, CQPOOL_IOC_BENCH, &b));
 	EXPECT_EQ(EINVAL, errno);
 	EXPECT_EQ(0, users());
@@ -480,8 +483,12 @@ TEST_F(hardening, bench_storm_flags_are_for_a_storm_on_cqpool_only)
 	EXPECT_GE(b.cqs, 1);
 	EXPECT_EQ(4 * 16, b.reserved_cqes);
 	EXPECT_EQ(0, users());
-	/* and on a fresh pool that never resizes */
+	/* and on fresh pools: growing by new CQs, and resizing in place */
 	b.flags = CQPOOL_BENCH_F_NO_RESIZE;
+	ASSERT_EQ(0, ioctl(self->fd, CQPOOL_IOC_BENCH, &b));
+	EXPECT_EQ(4 * 16, b.reserved_cqes);
+	EXPECT_EQ(0, users());
+	b.flags = CQPOOL_BENCH_F_RESIZE;
 	ASSERT_EQ(0, ioctl(self->fd, CQPOOL_IOC_BENCH, &b));
 	EXPECT_EQ(4 * 16, b.reserved_cqes);
 	EXPECT_EQ(0, users());

@@ -308,6 +308,9 @@ TEST_F(trace, workload_gets_puts_cqs_and_fanout_add_up)
 	expect_all_freed(_metadata, &t);
 	ksft_print_msg("%ld gets, %ld puts, %ld CQs allocated, %ld resized, %ld freed\n",
 		       t.gets, t.puts, t.allocs, t.resizes, t.frees);
+	/* A device's shared pool grows by new CQs: it never resizes one. */
+	EXPECT_EQ(0, t.resizes);
+	EXPECT_LT(1, t.allocs) TH_LOG("the workload should grow the pool");
 }
 
 /*

@@ -41,6 +41,14 @@ std::string Table::render() const
 	return out;
 }
 
+void json_samples(Json &j, const char *k, const std::vector<double> &v)
+{
+	j.key(k).begin_array();
+	for (double x : v)
+		j.value(x);
+	j.end_array();
+}
+
 std::string json_escape(const std::string &s)
 {
 	std::string out = "\"";

@@ -64,6 +64,9 @@ private:
 
 std::string json_escape(const std::string &s);
 
+// "k": [v...], a series of samples.
+void json_samples(Json &j, const char *k, const std::vector<double> &v);
+
 // 1234567 -> "1.2M", 999 -> "999": progress lines and rates.
 std::string human_count(double v);
 // Nanoseconds as "850 ns", "12.3 us", "4.56 ms", "1.23 s".

@@ -73,9 +73,15 @@ enum cqpool_poll_ctx {
 	CQPOOL_POLL_UNBOUND_WORKQUEUE = 2,
 };
 
-/* struct cqpool_pool_create flags: as the kernel's CQPOOL_F_*. */
+/*
+ * struct cqpool_pool_create flags: as the kernel's CQPOOL_F_*.  A pool
+ * grows by new CQs; RESIZE opts in to growing CQs in place (EOPNOTSUPP
+ * where the kernel or the driver cannot), NO_RESIZE only spells out the
+ * default.
+ */
 #define CQPOOL_POOL_NO_SHRINK	(1U << 0)
 #define CQPOOL_POOL_NO_RESIZE	(1U << 1)
+#define CQPOOL_POOL_RESIZE	(1U << 2)
 
 /**
  * struct cqpool_pool_create - argument of CQPOOL_IOC_POOL_CREATE
@@ -581,15 +587,18 @@ enum cqpool_bench_kind {
 	 * @nr_cqe grown in place (ib_resize_cq()) to twice its real size
 	 * plus one, against a second CQ of @nr_cqe (ib_alloc_cq()), which
 	 * adds as many entries; @iterations of each, in turns.  Only with
-	 * CQPOOL_CQ_PER_QP.
+	 * CQPOOL_CQ_PER_QP, and only where the kernel has kernel-side
+	 * resize (EOPNOTSUPP elsewhere).
 	 */
 	CQPOOL_BENCH_GROWTH = 5,
 };
 
 /*
  * struct cqpool_bench's @flags, one at a time.  For a STORM on cqpool
- * only: on the device's shared pool (SHARED); on a fresh pool that grows
- * by new CQs alone, never resizing one (NO_RESIZE, as CQPOOL_F_NO_RESIZE).
+ * only: on the device's shared pool (SHARED); on a fresh pool that opts
+ * in to growing its CQs in place (RESIZE, as CQPOOL_F_RESIZE: EOPNOTSUPP
+ * where the kernel or the driver cannot); NO_RESIZE, a fresh pool that
+ * grows by new CQs alone, is what no flag gives too.
  * For CQPOOL_CQ_UPSTREAM only: ib_cq_pool_get() and ib_cq_pool_put()
  * while cqpool_takeover.ko has them, that is what a ULP pays on cqpool's
  * shared pool through the takeover (TAKEOVER); or the takeover's own
@@ -604,6 +613,7 @@ enum cqpool_bench_kind {
 #define CQPOOL_BENCH_F_TAKEOVER		(1U << 2)
 #define CQPOOL_BENCH_F_TAKEOVER_DIRECT	(1U << 3)
 #define CQPOOL_BENCH_F_LEDGER		(1U << 4)
+#define CQPOOL_BENCH_F_RESIZE		(1U << 5)
 /* The most entries a benchmark run holds at once (struct cqpool_bench). */
 #define CQPOOL_BENCH_MAX_CQES	(1U << 23)
 /* The most threads of a PARALLEL run. */
@@ -616,13 +626,13 @@ enum cqpool_bench_kind {
  * struct cqpool_bench - argument of CQPOOL_IOC_BENCH
  * @size: in: sizeof(struct cqpool_bench)
  * @flags: in: one of CQPOOL_BENCH_F_SHARED, CQPOOL_BENCH_F_NO_RESIZE,
- *	CQPOOL_BENCH_F_TAKEOVER, CQPOOL_BENCH_F_TAKEOVER_DIRECT,
- *	CQPOOL_BENCH_F_LEDGER, or zero
+ *	CQPOOL_BENCH_F_RESIZE, CQPOOL_BENCH_F_TAKEOVER,
+ *	CQPOOL_BENCH_F_TAKEOVER_DIRECT, CQPOOL_BENCH_F_LEDGER, or zero
  * @kind: in: enum cqpool_bench_kind
  * @cq_mode: in: CQPOOL_CQ_POOL (a fresh owned pool; with
  *	CQPOOL_BENCH_F_SHARED, for a STORM only, the device's shared pool of
  *	@poll_ctx, which keeps its CQs for the idle timeout; with
- *	CQPOOL_BENCH_F_NO_RESIZE, a fresh pool that never resizes a CQ;
+ *	CQPOOL_BENCH_F_RESIZE, a fresh pool that grows CQs in place;
  *	with CQPOOL_BENCH_F_LEDGER, GET_PUT or CHURN only, its ledger's
  *	calls alone),
  *	CQPOOL_CQ_UPSTREAM (with CQPOOL_BENCH_F_TAKEOVER or _DIRECT,

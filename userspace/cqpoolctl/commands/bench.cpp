@@ -21,7 +21,8 @@
 namespace cqpoolctl {
 
 const CommandSpec bench_spec = {
-	"bench", "--kind getput|churn|storm|parallel|latency|mixed|growth --device DEV [options]",
+	"bench", "--kind getput|churn|storm|parallel|latency|mixed|growth|turnover --device DEV "
+	"[options]",
 	"Times reservations in the kernel (CQPOOL_IOC_BENCH) on a fresh cqpool\n"
 	"pool, on upstream's ib_cq_pool_get() and (with --modes) on one\n"
 	"ib_alloc_cq() per QP, alternating for R rounds, and prints\n"
@@ -40,11 +41,16 @@ const CommandSpec bench_spec = {
 	"  growth  the device's verbs alone, for a pool's growth: a CQ of\n"
 	"          --nr-cqe grown in place to twice its size, against a\n"
 	"          second CQ of --nr-cqe, --iterations of each a round\n"
+	"  turnover  512 reservations of the mixed sizes, then --iterations\n"
+	"          steps (default 64) that each give back a random quarter and\n"
+	"          make as many anew: CQEs allocated/reserved after each step,\n"
+	"          on upstream's pool, cqpool's shared pool and an owned pool\n"
+	"          that resizes, one after the other on one sequence\n"
 	"getput and churn also give the percentiles of their batches' time per\n"
 	"call, which a host that stops QEMU for a while moves less than the mean.\n"
 	"Upstream's CQs made here stay with the device, as upstream keeps them.",
 	{
-		{"kind", "KIND", "getput|churn|storm|parallel|latency|mixed|growth "
+		{"kind", "KIND", "getput|churn|storm|parallel|latency|mixed|growth|turnover "
 				 "(default getput)"},
 		{"device", "DEV", "the RDMA device"},
 		{"modes", "LIST", "cqpool,upstream,perqp (default cqpool,upstream)"},
@@ -58,9 +64,9 @@ const CommandSpec bench_spec = {
 		{"poll", "CTX", "softirq|workqueue|unbound (default softirq)"},
 		{"shared", nullptr, "storm: cqpool on the device's shared pool, warm "
 				    "within its idle timeout, not a fresh one"},
-		{"no-resize", nullptr, "storm: cqpool's fresh pool grows by new CQs "
-				       "only, never resizing one; mixed: cqpool on such "
-				       "a pool, not the shared one"},
+		{"resize", nullptr, "storm: cqpool's fresh pool opts in to growing its "
+				    "CQs in place (ib_resize_cq()); mixed: cqpool on such "
+				    "a pool, not the shared one, which never resizes"},
 		{"takeover", nullptr, "upstream's calls through cqpool_takeover.ko, "
 				      "which must be loaded (not with mixed)"},
 		{"takeover-direct", nullptr, "as --takeover, with the takeover's functions "
@@ -148,14 +154,6 @@ void json_spread(Json &j, const char *k, const Spread &s)
 	j.field("max", s.max).end_object();
 }
 
-void json_samples(Json &j, const char *k, const std::vector<double> &v)
-{
-	j.key(k).begin_array();
-	for (double x : v)
-		j.value(x);
-	j.end_array();
-}
-
 // --- mixed workload ------------------------------------------------------------
 
 struct MixedRound {
@@ -195,10 +193,10 @@ double balance_of(const std::vector<cqpool_cq_get> &g)
 	return worst;
 }
 
-// The name of the pool a --no-resize round makes, to find it by.
-const char *const mixed_pool_name = "mixed-noresize";
+// The name of the pool a --resize round makes, to find it by.
+const char *const mixed_pool_name = "mixed-resize";
 
-// The CQs and CQEs of the pool a --no-resize round made, by its name.
+// The CQs and CQEs of the pool a --resize round made, by its name.
 Error owned_pool_counts(Cqpool &cq, const std::string &dev, MixedRound &r)
 {
 	std::vector<cqpool_pool_info> pools;
@@ -286,12 +284,12 @@ Error mixed_round(Cqpool &cq, int fd, const std::string &dev, uint32_t mode,
 	return Error();
 }
 
-// A pool of @fd on @dev that never resizes a CQ, for a --no-resize round.
-Error make_noresize_pool(int fd, const std::string &dev, uint32_t poll, uint32_t &id)
+// A pool of @fd on @dev that grows its CQs in place, for a --resize round.
+Error make_resize_pool(int fd, const std::string &dev, uint32_t poll, uint32_t &id)
 {
 	auto c = make_arg<cqpool_pool_create>();
 
-	c.flags = CQPOOL_POOL_NO_RESIZE;
+	c.flags = CQPOOL_POOL_RESIZE;
 	set_name(c.device, dev);
 	set_name(c.name, mixed_pool_name);
 	c.poll_ctx = poll;
@@ -312,7 +310,7 @@ Error destroy_pool(int fd, uint32_t id)
 }
 
 int cmd_mixed(const std::string &dev, const std::vector<uint32_t> &modes,
-	      uint32_t poll, uint32_t n, uint32_t rounds, bool no_resize,
+	      uint32_t poll, uint32_t n, uint32_t rounds, bool resize,
 	      const Context &ctx)
 {
 	Cqpool cq;
@@ -331,8 +329,8 @@ int cmd_mixed(const std::string &dev, const std::vector<uint32_t> &modes,
 
 			if (modes[m] == CQPOOL_CQ_PER_QP)
 				continue;
-			if (no_resize)
-				e = make_noresize_pool(fd, dev, poll, pool_id);
+			if (resize)
+				e = make_resize_pool(fd, dev, poll, pool_id);
 			if (!e)
 				e = mixed_round(cq, fd, dev, modes[m], poll, n, pool_id, r);
 			if (pool_id) {
@@ -355,7 +353,7 @@ int cmd_mixed(const std::string &dev, const std::vector<uint32_t> &modes,
 	j.begin_object().field("kind", "mixed").field("device", dev);
 	j.field("reservations", n).field("rounds", rounds);
 	j.field("poll_ctx", poll_ctx_name(poll));
-	j.field("idle_timeout_ms", read_idle_timeout_ms()).field("no_resize", no_resize);
+	j.field("idle_timeout_ms", read_idle_timeout_ms()).field("resize", resize);
 	for (size_t m = 0; m < modes.size(); m++) {
 		if (res[m].empty())
 			continue;
@@ -371,7 +369,7 @@ int cmd_mixed(const std::string &dev, const std::vector<uint32_t> &modes,
 		col("cqes", &MixedRound::cqes);
 		col("reserved", &MixedRound::reserved);
 		col("balance", &MixedRound::balance);
-		if (!no_resize) {
+		if (!resize) {
 			col("held_after_release", &MixedRound::held_release);
 			col("held_after_idle", &MixedRound::held_idle);
 			col("idle_wait_ms", &MixedRound::idle_wait_ms);
@@ -390,9 +388,9 @@ int cmd_mixed(const std::string &dev, const std::vector<uint32_t> &modes,
 		const MixedRound &r = res[m].front();
 		std::printf("%s%s: %.0f CQs of %.0f CQEs for %.0f reserved (%.3fx), "
 			    "balance %.2f", bench_mode_name(modes[m]),
-			    no_resize ? " (no resize)" : "", r.cqs, r.cqes, r.reserved,
+			    resize ? " (resize)" : "", r.cqs, r.cqes, r.reserved,
 			    r.reserved > 0 ? r.cqes / r.reserved : 0, r.balance);
-		if (no_resize)
+		if (resize)
 			std::printf("\n");
 		else
 			std::printf("; held after release %.0f, after %.0f ms %.0f\n",
@@ -490,9 +488,10 @@ int cmd_bench(const Args &args, const Context &ctx)
 		mixed = true;
 	else if (k == "growth")
 		kind = CQPOOL_BENCH_GROWTH;
-	else
+	else if (k != "turnover")
 		return usage_error(bench_spec, "unknown --kind '" + k +
-				   "' (getput, churn, storm, parallel, latency, mixed, growth)");
+				   "' (getput, churn, storm, parallel, latency, mixed, growth, "
+				   "turnover)");
 	if (!device_arg(bench_spec, args, dev))
 		return EXIT_USAGE;
 	if (args.has("poll") && !parse_poll_ctx(args.get("poll"), poll))
@@ -517,6 +516,15 @@ int cmd_bench(const Args &args, const Context &ctx)
 		return usage_error(bench_spec, err);
 	if (args.has("threads") && !parallel)
 		return usage_error(bench_spec, "--threads is for --kind parallel");
+	if (k == "turnover") {
+		for (const char *o : {"modes", "prefill", "nr-cqe", "rounds", "threads",
+				      "shared", "resize", "takeover", "takeover-direct",
+				      "ledger"})
+			if (args.has(o))
+				return usage_error(bench_spec, std::string("--kind turnover "
+						   "runs its three pools itself: no --") + o);
+		return cmd_turnover(dev, poll, args.has("iterations") ? iterations : 64, ctx);
+	}
 	if (parallel && std::count(modes.begin(), modes.end(), CQPOOL_CQ_PER_QP))
 		return usage_error(bench_spec, "--kind parallel compares pools: "
 				   "cqpool,upstream");
@@ -529,25 +537,26 @@ int cmd_bench(const Args &args, const Context &ctx)
 	bool ledger = args.has("ledger");
 	if (ledger && (mixed || (kind != CQPOOL_BENCH_GET_PUT && kind != CQPOOL_BENCH_CHURN)))
 		return usage_error(bench_spec, "--ledger is for --kind getput and churn");
-	bool no_resize = args.has("no-resize");
-	if (mixed && no_resize && modes != std::vector<uint32_t>{CQPOOL_CQ_POOL})
-		return usage_error(bench_spec, "--kind mixed --no-resize is cqpool's alone: "
+	bool resize = args.has("resize");
+	if (mixed && resize && modes != std::vector<uint32_t>{CQPOOL_CQ_POOL})
+		return usage_error(bench_spec, "--kind mixed --resize is cqpool's alone: "
 				   "--modes cqpool");
 	if (mixed)
-		return cmd_mixed(dev, modes, poll, iterations, rounds, no_resize, ctx);
+		return cmd_mixed(dev, modes, poll, iterations, rounds, resize, ctx);
 	if (growth && (args.has("modes") || args.has("prefill") || takeover ||
-		       args.has("shared") || args.has("no-resize")))
+		       args.has("shared") || args.has("resize")))
 		return usage_error(bench_spec, "--kind growth times the device's verbs: "
 				   "no --modes, --prefill, --takeover, --shared or "
-				   "--no-resize");
+				   "--resize");
 	if (growth)
 		return cmd_growth(dev, poll, nr_cqe, iterations, rounds, ctx);
 	bool shared = args.has("shared");
-	if ((shared || no_resize) && !storm)
-		return usage_error(bench_spec, "--shared and --no-resize are for --kind storm "
-				   "(--no-resize also mixed)");
-	if (shared && no_resize)
-		return usage_error(bench_spec, "--shared or --no-resize: the shared pool resizes");
+	if ((shared || resize) && !storm)
+		return usage_error(bench_spec, "--shared and --resize are for --kind storm "
+				   "(--resize also mixed)");
+	if (shared && resize)
+		return usage_error(bench_spec, "--shared or --resize: the shared pool never "
+				   "resizes");
 
 	Error e = open_cqpool(cq);
 	if (e)
@@ -568,7 +577,7 @@ int cmd_bench(const Args &args, const Context &ctx)
 			b.cq_mode = x.mode;
 			if (x.mode == CQPOOL_CQ_POOL)
 				b.flags = (shared ? CQPOOL_BENCH_F_SHARED : 0) |
-					  (no_resize ? CQPOOL_BENCH_F_NO_RESIZE : 0) |
+					  (resize ? CQPOOL_BENCH_F_RESIZE : 0) |
 					  (ledger ? CQPOOL_BENCH_F_LEDGER : 0);
 			else if (x.mode == CQPOOL_CQ_UPSTREAM && takeover)
 				b.flags = direct ? CQPOOL_BENCH_F_TAKEOVER_DIRECT :
@@ -627,7 +636,7 @@ int cmd_bench(const Args &args, const Context &ctx)
 		if (!storm)
 			j.field("prefill", prefill).field("ledger", ledger);
 		else
-			j.field("shared", shared).field("no_resize", no_resize);
+			j.field("shared", shared).field("resize", resize);
 		if (parallel)
 			j.field("threads", threads);
 		for (size_t m = 0; m < s.size(); m++) {

@@ -30,6 +30,8 @@ int cmd_run(const Args &args, const Context &ctx);
 int cmd_events(const Args &args, const Context &ctx);
 int cmd_inject(const Args &args, const Context &ctx);
 int cmd_bench(const Args &args, const Context &ctx);
+// bench --kind turnover (turnover.cpp)
+int cmd_turnover(const std::string &dev, uint32_t poll, uint32_t steps, const Context &ctx);
 
 // Exit statuses.
 constexpr int EXIT_FAIL = 1;

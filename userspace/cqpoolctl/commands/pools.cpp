@@ -25,6 +25,8 @@ static std::string pool_flags(uint32_t f)
 		s += ",no-shrink";
 	if (f & CQPOOL_POOL_NO_RESIZE)
 		s += ",no-resize";
+	if (f & CQPOOL_POOL_RESIZE)
+		s += ",resize";
 	if (f & CQPOOL_POOL_INFO_BROKEN)
 		s += ",BROKEN";
 	return s;

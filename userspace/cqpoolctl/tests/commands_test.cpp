@@ -206,16 +206,16 @@ TEST_F(Commands, BenchStormFlagsGoToCqpoolsRunsOnly)
 							 CQPOOL_BENCH_F_SHARED, 0 }));
 	EXPECT_TRUE(has(out, R"("shared":true)")) << out;
 	EXPECT_EQ(run(bench_cmd, {"--device", "rxe0", "--shared"}), EXIT_USAGE);
-	EXPECT_TRUE(has(err, "--shared and --no-resize are for --kind storm")) << err;
+	EXPECT_TRUE(has(err, "--shared and --resize are for --kind storm")) << err;
 
 	k.bench_flags.clear();
 	EXPECT_EQ(run(bench_cmd, {"--device", "rxe0", "--kind", "storm", "--rounds", "1",
-				  "--no-resize", "--modes", "cqpool"}),
+				  "--resize", "--modes", "cqpool"}),
 		  0)
 		<< err;
-	EXPECT_EQ(k.bench_flags, (std::vector<uint32_t>{ CQPOOL_BENCH_F_NO_RESIZE }));
+	EXPECT_EQ(k.bench_flags, (std::vector<uint32_t>{ CQPOOL_BENCH_F_RESIZE }));
 	EXPECT_EQ(run(bench_cmd, {"--device", "rxe0", "--kind", "storm", "--shared",
-				  "--no-resize"}),
+				  "--resize"}),
 		  EXIT_USAGE);
 }
 
@@ -274,13 +274,13 @@ TEST_F(Commands, BenchTakeoverFlagGoesToUpstreamsRunsOnly)
 	EXPECT_EQ(run(bench_cmd, {"--device", "rxe0", "--kind", "mixed", "--takeover"}),
 		  EXIT_USAGE);
 	EXPECT_TRUE(has(err, "--takeover is for the in-kernel kinds, not mixed")) << err;
-	// A pool that never resizes is cqpool's alone.
-	EXPECT_EQ(run(bench_cmd, {"--device", "rxe0", "--kind", "mixed", "--no-resize"}),
+	// A pool that resizes is cqpool's alone.
+	EXPECT_EQ(run(bench_cmd, {"--device", "rxe0", "--kind", "mixed", "--resize"}),
 		  EXIT_USAGE);
-	EXPECT_TRUE(has(err, "--kind mixed --no-resize is cqpool's alone")) << err;
-	EXPECT_EQ(run(bench_cmd, {"--device", "rxe0", "--kind", "getput", "--no-resize"}),
+	EXPECT_TRUE(has(err, "--kind mixed --resize is cqpool's alone")) << err;
+	EXPECT_EQ(run(bench_cmd, {"--device", "rxe0", "--kind", "getput", "--resize"}),
 		  EXIT_USAGE);
-	EXPECT_TRUE(has(err, "(--no-resize also mixed)")) << err;
+	EXPECT_TRUE(has(err, "(--resize also mixed)")) << err;
 }
 
 TEST_F(Commands, BenchParallelSendsThreadsAndReportsThroughput)
@@ -348,7 +348,7 @@ TEST_F(Commands, BenchGrowthTimesTheVerbsAlone)
 		  EXIT_USAGE);
 	EXPECT_EQ(run(bench_cmd, {"--device", "rxe0", "--kind", "growth", "--prefill", "1"}),
 		  EXIT_USAGE);
-	EXPECT_EQ(run(bench_cmd, {"--device", "rxe0", "--kind", "growth", "--no-resize"}),
+	EXPECT_EQ(run(bench_cmd, {"--device", "rxe0", "--kind", "growth", "--resize"}),
 		  EXIT_USAGE);
 	EXPECT_TRUE(has(err, "--kind growth times the device's verbs")) << err;
 	// The module's range.

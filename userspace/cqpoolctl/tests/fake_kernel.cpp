@@ -273,7 +273,8 @@ int do_ioctl(int fd, unsigned long req, void *arg)
 		auto *b = static_cast<cqpool_bench *>(arg);
 
 		bool storm_flag = b->flags == CQPOOL_BENCH_F_SHARED ||
-				  b->flags == CQPOOL_BENCH_F_NO_RESIZE;
+				  b->flags == CQPOOL_BENCH_F_NO_RESIZE ||
+				  b->flags == CQPOOL_BENCH_F_RESIZE;
 
 		// GROWTH: the verbs alone; 3 us a resize, 2 us a second CQ.
 		if (size_ok<cqpool_bench>(arg) && b->kind == CQPOOL_BENCH_GROWTH) {
