@@ -72,6 +72,14 @@ boot main vm "$smp" "$mem"
 echo "bench: booting again with 4 vCPUs for the parallel get+put; about a minute."
 boot parallel vm-parallel 4 2G
 cat "$work/vm/results.log" "$work/vm-parallel/results.log" >"$work/results.log"
+# Past this machine: a day of a target's life through cqpool's ledger and
+# a model of upstream's pool, on devices no VM here has, and the model
+# checked against the VM's own upstream figures (userspace/sim/day.cpp).
+make -s -C userspace sim
+{
+	echo "BENCH day $(build/userspace/day_sim)"
+	echo "BENCH upstream-model $(build/userspace/day_sim --check)"
+} >>"$work/results.log"
 # Debian's python3, which has python3-matplotlib for the charts, whatever
 # python3 comes first in PATH.
 py=/usr/bin/python3

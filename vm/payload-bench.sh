@@ -75,6 +75,17 @@ takeover_unload() {
 
 insmod /payload/cqpool.ko || exit 10
 insmod /payload/cqpool_harness.ko || exit 10
+
+# Every CQ resized in place, counted by pool (a histogram trigger, which no
+# ring buffer can lose): the default pools must resize none.  Read at the
+# end, from cqpool.ko's load to the placement rows, which reload it.
+resize_hist=/sys/kernel/tracing/events/cqpool/cqpool_cq_resize
+[ -d /sys/kernel/tracing/events ] || mount -t tracefs tracefs /sys/kernel/tracing
+if [ "$part" = main ] &&
+   ! echo 'hist:keys=pool.string' >"$resize_hist/trigger"; then
+	echo "BENCH-FAIL resizes rc=trigger" >>"$out"
+	status=1
+fi
 # cqpool frees idle CQs after this; the default (30 s) would make the
 # memory scenario wait 30 s per round.
 echo 2000 >/sys/module/cqpool/parameters/idle_timeout_ms
@@ -116,10 +127,10 @@ bench first32 $ctl bench --kind storm --device $dev --poll workqueue \
 bench mixed $ctl bench --kind mixed --device $dev --poll workqueue \
 	--modes cqpool,upstream --rounds "$rounds"
 
-# 2a. The same reservations on a pool of cqpool's that never resizes a
-#     CQ, made for each round and destroyed after it: what the growth
-#     policy's alternative does to memory and balance.
-bench mixed-noresize $ctl bench --kind mixed --no-resize --device $dev \
+# 2a. The same reservations on an owned pool of cqpool's that opts in to
+#     growing its CQs in place (CQPOOL_F_RESIZE), made for each round and
+#     destroyed after it: the old default, against the new one above.
+bench mixed-resize $ctl bench --kind mixed --resize --device $dev \
 	--poll workqueue --modes cqpool --rounds "$rounds"
 
 # QEMU maps guest RAM on first touch, which makes the first scenario to
@@ -134,11 +145,10 @@ bench storm $ctl bench --kind storm --device $dev --poll softirq \
 	--modes cqpool,upstream,perqp --iterations 4096 --nr-cqe 513 \
 	--rounds "$rounds"
 
-# 3a. The same storm on a fresh cqpool pool that grows by new CQs alone,
-#     never resizing one: the growth policy's alternative, cold as the
-#     storm's cqpool rounds.
-bench storm-noresize $ctl bench --kind storm --device $dev --poll softirq \
-	--modes cqpool --no-resize --iterations 4096 --nr-cqe 513 \
+# 3a. The same storm on a fresh cqpool pool that opts in to growing its
+#     CQs in place: the old default, cold as the storm's cqpool rounds.
+bench storm-resize $ctl bench --kind storm --device $dev --poll softirq \
+	--modes cqpool --resize --iterations 4096 --nr-cqe 513 \
 	--rounds "$rounds"
 
 # 3b. The same storm warm against warm: cqpool on the device's shared
@@ -243,6 +253,21 @@ for k in 1 2 3 4 5; do
 		--poll softirq --modes $order --iterations 4096 \
 		--nr-cqe 513 --rounds 1
 done
+
+# 6a. Turnover: 512 reservations of the mixed sizes, then 64 steps that
+#     each give back a random quarter and make as many anew, with what is
+#     allocated against what is reserved after each step: upstream's pool,
+#     cqpool's shared pool and an owned pool that resizes, one after the
+#     other on one sequence.  On the workqueue context of the re-added
+#     rxe0, which no scenario has used: upstream's starts empty too.
+bench turnover $ctl bench --kind turnover --device $dev --poll workqueue \
+	--iterations 64
+
+# The resizes counted since the load: "{ pool: NAME } hitcount: N" lines.
+awk '/hitcount:/ { sub(/.*pool: */, ""); sub(/ *}.*hitcount: */, " ");
+		   printf "%s\"%s\": %s", sep, $1, $2; sep = ", " }
+	BEGIN { printf "BENCH resizes {\"by_pool\": {" }
+	END { print "}}" }' "$resize_hist/hist" >>"$out" || status=1
 
 # 7. Code placement: get/put at 1, 64 and 1,024 CQs per vector as in 4,
 #    with cqpool.ko's code where it is and shifted by $BENCH_PADS bytes
