@@ -82,7 +82,7 @@ insmod /payload/cqpool_harness.ko || exit 10
 resize_hist=/sys/kernel/tracing/events/cqpool/cqpool_cq_resize
 [ -d /sys/kernel/tracing/events ] || mount -t tracefs tracefs /sys/kernel/tracing
 if [ "$part" = main ] &&
-   ! echo 'hist:keys=pool.string' >"$resize_hist/trigger"; then
+   ! echo 'hist:keys=pool' >"$resize_hist/trigger"; then
 	echo "BENCH-FAIL resizes rc=trigger" >>"$out"
 	status=1
 fi
