@@ -263,11 +263,14 @@ done
 bench turnover $ctl bench --kind turnover --device $dev --poll workqueue \
 	--iterations 64
 
-# The resizes counted since the load: "{ pool: NAME } hitcount: N" lines.
-awk '/hitcount:/ { sub(/.*pool: */, ""); sub(/ *}.*hitcount: */, " ");
+# The resizes counted since the load: "{ pool: NAME } hitcount: N" lines,
+# after a "# trigger info: ...hitcount..." header.
+awk '/^[{] pool:.*hitcount:/ { sub(/.*pool: */, ""); sub(/ *}.*hitcount: */, " ");
 		   printf "%s\"%s\": %s", sep, $1, $2; sep = ", " }
 	BEGIN { printf "BENCH resizes {\"by_pool\": {" }
 	END { print "}}" }' "$resize_hist/hist" >>"$out" || status=1
+# Off before cqpool.ko is removed: an event with a trigger on it is in use.
+echo '!hist:keys=pool' >"$resize_hist/trigger" || status=1
 
 # 7. Code placement: get/put at 1, 64 and 1,024 CQs per vector as in 4,
 #    with cqpool.ko's code where it is and shifted by $BENCH_PADS bytes
