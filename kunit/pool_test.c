@@ -546,10 +546,13 @@ static void put_without_the_hook_of_a_hooked_reservation_is_refused(struct kunit
 	struct ib_cq *cq = cqpool_cq_get(pool, 16, 0, &hook);
 
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, cq);
-	cqpool_cq_put(cq, 16, NULL);
+	/* Refused, and said so: the reservation and its hook stay. */
+	KUNIT_EXPECT_EQ(test, cqpool_cq_put(cq, 16, NULL), -EINVAL);
 	KUNIT_EXPECT_EQ(test, pool_stats(test, pool).users, 1ULL);
 	KUNIT_EXPECT_PTR_EQ(test, hook.cq, cq);
-	cqpool_cq_put(cq, 16, &hook);
+	KUNIT_EXPECT_EQ(test, cqpool_cq_put(cq, 17, &hook), -EINVAL);
+	KUNIT_EXPECT_EQ(test, pool_stats(test, pool).users, 1ULL);
+	KUNIT_EXPECT_EQ(test, cqpool_cq_put(cq, 16, &hook), 0);
 	KUNIT_EXPECT_EQ(test, pool_stats(test, pool).users, 0ULL);
 	KUNIT_EXPECT_PTR_EQ(test, hook.cq, NULL);
 	KUNIT_EXPECT_EQ(test, cqpool_destroy(pool), 0);

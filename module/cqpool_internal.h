@@ -98,7 +98,8 @@
  * @dying: set once, by the ib_client remove, under both @lock and
  *	@handlers_rwsem (either suffices to read it): no pool and no
  *	handler is added after it
- * @qps: struct cqpool_qp by QP number; its own lock
+ * @qps: struct cqpool_qp by QP number; its own lock, which also guards
+ *	each record's @dying
  * @handlers_rwsem: protects @handlers; held for reading while calling them
  * @handlers: struct cqpool_event_handler, registered by consumers
  * @ib_handler: cqpool's own handler of the device's unaffiliated events
@@ -120,6 +121,12 @@ struct cqpool_dev {
 	bool dying;
 	struct xarray qps;
 	struct rw_semaphore handlers_rwsem;	/* see the lock order above */
+	/*
+	 * handlers_rwsem's lockdep class, the device's own: a handler of one
+	 * device may register one on another, which lockdep would otherwise
+	 * report as the lock taken within itself.
+	 */
+	struct lock_class_key handlers_key;
 	struct list_head handlers;
 	struct ib_event_handler ib_handler;
 	atomic64_t ev_received;
@@ -244,6 +251,8 @@ struct cqpool_cq {
  * @qp_context: its context
  * @send_hook: on @send_cq, when there is an @event_handler
  * @recv_hook: on @recv_cq, with the receive side's own reservation
+ * @dying: its QP is being destroyed, and a new QP may take its number;
+ *	under the lock of the device record's @qps
  */
 struct cqpool_qp {
 	struct ib_qp *qp;
@@ -256,7 +265,16 @@ struct cqpool_qp {
 	void *qp_context;
 	struct cqpool_hook send_hook;
 	struct cqpool_hook recv_hook;
+	bool dying;
 };
+
+/*
+ * might_sleep()'s check, for a get's and a put's fast path, without its
+ * voluntary preemption point: the kernel's debug option reports a caller
+ * in atomic context, and the path stays a few hundred nanoseconds.  The
+ * slow paths call might_sleep() itself.
+ */
+#define cqpool_might_sleep()	__might_sleep(__FILE__, __LINE__)
 
 /*
  * The pools' clock, for idle time and age: jiffies, which a put that
@@ -328,6 +346,7 @@ const char *cqpool_poll_ctx_name(enum ib_poll_context ctx);
 
 void cqpool_events_init(struct cqpool_dev *cdev);
 void cqpool_events_exit(struct cqpool_dev *cdev);
+void cqpool_events_free(struct cqpool_dev *cdev);
 void cqpool_events_removal(struct cqpool_dev *cdev);
 void cqpool_dispatch_device_event(struct cqpool_dev *cdev,
 				  const struct ib_event *event);

@@ -36,6 +36,37 @@ struct workqueue_struct *cqpool_wq;
 
 static struct ib_client cqpool_client;
 
+/*
+ * Devices cqpool leaves to ib_core, by name: for a driver that misbehaves
+ * with CQs shared as cqpool shares them.  Their ULPs keep ib_core's own
+ * pools, through the takeover too.  Read as each device is added, under
+ * the parameter lock.
+ */
+static char cqpool_exclude[256];
+module_param_string(exclude, cqpool_exclude, sizeof(cqpool_exclude), 0644);
+MODULE_PARM_DESC(exclude,
+		 "Devices to leave to ib_core, comma-separated names; read when a device is added");
+
+/*
+ * Whether @name is in cqpool_exclude, whose names a write through sysfs
+ * ends with a newline.
+ */
+static bool cqpool_excluded(const char *name)
+{
+	size_t len = strlen(name);
+	bool found = false;
+	const char *p;
+
+	kernel_param_lock(THIS_MODULE);
+	for (p = cqpool_exclude; *p && !found; p += strcspn(p, ",\n")) {
+		p += strspn(p, ",\n");
+		/* strchr() finds the terminating NUL too: the last name. */
+		found = !strncmp(p, name, len) && strchr(",\n", p[len]);
+	}
+	kernel_param_unlock(THIS_MODULE);
+	return found;
+}
+
 void cqpool_devices_lock(void)
 {
 	mutex_lock(&cqpool_devices_mutex);
@@ -164,6 +195,7 @@ static void cqpool_dev_release(struct kref *ref)
 		trace_cqpool_remove_finish(cdev->ibdev, cdev->removed_ns);
 	/* What disable_device() waits for once every client is removed. */
 	ib_device_put(cdev->ibdev);
+	cqpool_events_free(cdev);
 	kfree_rcu(cdev, rcu);
 }
 
@@ -203,6 +235,10 @@ static int cqpool_add_one(struct ib_device *ibdev)
 	struct cqpool_dev *cdev;
 	int ret;
 
+	if (cqpool_excluded(dev_name(&ibdev->dev))) {
+		dev_info(&ibdev->dev, "cqpool: excluded, left to ib_core\n");
+		return -EOPNOTSUPP;
+	}
 	cdev = kzalloc(sizeof(*cdev), GFP_KERNEL);
 	if (!cdev)
 		return -ENOMEM;
@@ -233,6 +269,7 @@ static int cqpool_add_one(struct ib_device *ibdev)
 
 out_events:
 	cqpool_events_exit(cdev);
+	cqpool_events_free(cdev);
 	ib_device_put(ibdev);
 out_free:
 	kfree(cdev);
@@ -349,7 +386,8 @@ int cqpool_devices_init(void)
 {
 	int ret;
 
-	cqpool_wq = alloc_workqueue("cqpool", WQ_UNBOUND, 0);
+	/* The shrinker's reclaim frees CQs through it: it needs a rescuer. */
+	cqpool_wq = alloc_workqueue("cqpool", WQ_UNBOUND | WQ_MEM_RECLAIM, 0);
 	if (!cqpool_wq)
 		return -ENOMEM;
 	ret = ib_register_client(&cqpool_client);

@@ -211,7 +211,9 @@ static_assert(CQPOOL_NR_EVENTS > IB_EVENT_WQ_FATAL);
 
 void cqpool_events_init(struct cqpool_dev *cdev)
 {
-	init_rwsem(&cdev->handlers_rwsem);
+	lockdep_register_key(&cdev->handlers_key);
+	__init_rwsem(&cdev->handlers_rwsem, "&cdev->handlers_rwsem",
+		     &cdev->handlers_key);
 	INIT_LIST_HEAD(&cdev->handlers);
 	INIT_IB_EVENT_HANDLER(&cdev->ib_handler, cdev->ibdev, cqpool_ib_event);
 	ib_register_event_handler(&cdev->ib_handler);
@@ -220,6 +222,12 @@ void cqpool_events_init(struct cqpool_dev *cdev)
 void cqpool_events_exit(struct cqpool_dev *cdev)
 {
 	ib_unregister_event_handler(&cdev->ib_handler);
+}
+
+/* Once the record is unreachable: before it is freed.  May sleep. */
+void cqpool_events_free(struct cqpool_dev *cdev)
+{
+	lockdep_unregister_key(&cdev->handlers_key);
 }
 
 /**
@@ -242,6 +250,7 @@ int cqpool_register_event_handler(struct cqpool_event_handler *h)
 	struct cqpool_dev *cdev;
 	int ret = 0;
 
+	might_sleep();
 	if (!h->handler || !h->device ||
 	    (h->event_mask & ~GENMASK_ULL(IB_EVENT_WQ_FATAL, 0)))
 		return -EINVAL;
@@ -282,6 +291,7 @@ void cqpool_unregister_event_handler(struct cqpool_event_handler *h)
 {
 	struct cqpool_dev *cdev = h->cdev;
 
+	might_sleep();
 	down_write(&cdev->handlers_rwsem);
 	list_del(&h->node);
 	up_write(&cdev->handlers_rwsem);

@@ -148,6 +148,19 @@ static void cqpool_free_cqs(struct list_head *cqs)
 	struct cqpool_cq *ccq, *next;
 
 	list_for_each_entry_safe(ccq, next, cqs, node) {
+		/*
+		 * A QP still on it, whose entries came back anyway (a
+		 * consumer that kept its QP): ib_free_cq() would refuse, so
+		 * the CQ stays allocated, and its record with it, which the
+		 * driver may be about to hand an event; unhooked from the
+		 * pool, which may go.  Never freed under its QP.
+		 */
+		if (atomic_read(&ccq->cq->usecnt)) {
+			dev_err(&ccq->cq->device->dev,
+				"cqpool: an idle CQ still has a QP; left allocated\n");
+			WRITE_ONCE(ccq->cq->event_handler, NULL);
+			continue;
+		}
 		trace_cqpool_cq_free(ccq);
 		ib_free_cq(ccq->cq);
 		kfree(ccq);
@@ -465,6 +478,7 @@ struct cqpool *cqpool_device_pool(struct ib_device *dev,
 	struct cqpool_dev *cdev;
 	struct cqpool *pool;
 
+	might_sleep();
 	if (!cqpool_poll_ctx_ok(ctx))
 		return ERR_PTR(-EINVAL);
 	pool = cqpool_dev_shared_pool(dev, ctx);
@@ -579,14 +593,18 @@ EXPORT_SYMBOL_GPL(cqpool_create);
  * cqpool_destroy() - destroy a pool made by cqpool_create()
  * @pool: the pool
  *
- * Frees every CQ of the pool.  Nothing changes while reservations
- * remain.
+ * Frees every CQ of the pool, here, or, when the put of its last
+ * reservation is still on its way out on another CPU, in that put as it
+ * drops its reference: either way before the pool is gone, and the pool
+ * is the caller's no more once this returns.  Nothing changes while
+ * reservations remain.
  *
  * Context: process context; may sleep.
  * Return: 0, -EBUSY while reservations remain, -EINVAL for a shared pool.
  */
 int cqpool_destroy(struct cqpool *pool)
 {
+	might_sleep();
 	if (!pool->owned) {
 		pr_err_ratelimited("cqpool: %s: a shared pool is never destroyed\n",
 				   pool->name);
@@ -880,6 +898,7 @@ struct ib_cq *cqpool_cq_get(struct cqpool *pool, unsigned int nr_cqe,
 {
 	struct ib_cq *cq;
 
+	cqpool_might_sleep();
 	/* The ledger refuses more than a CQ of this pool holds. */
 	if (!cqpool_get_args_ok(nr_cqe, vector_hint, hook))
 		return ERR_PTR(-EINVAL);
@@ -914,6 +933,7 @@ struct ib_cq *cqpool_device_cq_get(struct ib_device *dev,
 	struct cqpool *pool;
 	struct ib_cq *cq = NULL;
 
+	cqpool_might_sleep();
 	if (!cqpool_poll_ctx_ok(ctx) ||
 	    !cqpool_get_args_ok(nr_cqe, vector_hint, hook))
 		return ERR_PTR(-EINVAL);
@@ -978,47 +998,50 @@ static int cqpool_release(struct cqpool_cq *ccq, unsigned int nr_cqe,
  * @hook: the hook passed to cqpool_cq_get(), or NULL if none was
  *
  * The caller must have drained and destroyed whatever used the entries.
- * Once this returns, @hook is never called again.  A put of a CQ that is
- * not from a pool, of more entries than are reserved on it, with a hook
- * not attached to it, or without a hook when every reservation on it has
- * one, is logged and changes nothing.  A CQ left without users is freed
- * after the idle timeout, or soon if its device is gone.  Works the same
- * after the CQ's device was removed.  The CQ is found from @cq itself,
- * and the put takes one lock, its vector's.
+ * Once this returns 0, @hook is never called again.  A put of a CQ that
+ * is not from a pool, of more entries than are reserved on it, with a
+ * hook not attached to it, or without a hook when every reservation on
+ * it has one, is logged, changes nothing and returns -EINVAL: the
+ * reservation and its hook stay, and the hook may still be called.  A CQ
+ * left without users is freed after the idle timeout, or soon if its
+ * device is gone.  Works the same after the CQ's device was removed.  The
+ * CQ is found from @cq itself, and the put takes one lock, its vector's.
  *
  * Context: process context; may sleep.
+ * Return: 0, or -EINVAL for a put refused.
  */
-void cqpool_cq_put(struct ib_cq *cq, unsigned int nr_cqe,
-		   struct cqpool_hook *hook)
+int cqpool_cq_put(struct ib_cq *cq, unsigned int nr_cqe,
+		  struct cqpool_hook *hook)
 {
 	struct cqpool_cq *ccq = cqpool_cq_of(cq);
 	spinlock_t *lock;	/* the CQ's vector's */
 	struct cqpool *pool;
 	bool dying;
-	int ret;
 
+	cqpool_might_sleep();
 	if (!ccq) {
 		pr_err_ratelimited("cqpool: put of a CQ that is not from a pool\n");
-		return;
+		return -EINVAL;
 	}
 
 	lock = ccq->vec_lock;
 	spin_lock(lock);
-	ret = cqpool_release(ccq, nr_cqe, hook);
-	if (!ret && ccq->ledger.users) {
+	if (cqpool_release(ccq, nr_cqe, hook)) {
+		/* Under the lock: an idle CQ may be freed once it is dropped. */
+		pr_err_ratelimited("cqpool: %s: put of %u entries that are not reserved, or with a hook not on the CQ\n",
+				   ccq->pool->name, nr_cqe);
+		spin_unlock(lock);
+		return -EINVAL;
+	}
+	if (ccq->ledger.users) {
 		/* Most puts: the CQ stays in use, and its pool's reference. */
 		spin_unlock(lock);
-		return;
+		return 0;
 	}
 	/* Read under the lock: an idle CQ may be freed once it is dropped. */
 	pool = ccq->pool;
 	dying = pool->dying;
 	spin_unlock(lock);
-	if (ret) {
-		pr_err_ratelimited("cqpool: %s: put of %u entries that are not reserved, or with a hook not on the CQ\n",
-				   pool->name, nr_cqe);
-		return;
-	}
 
 	/* Now idle.  A removal since has kicked the reaper itself. */
 	if (dying || !(pool->flags & CQPOOL_F_NO_SHRINK))
@@ -1026,6 +1049,7 @@ void cqpool_cq_put(struct ib_cq *cq, unsigned int nr_cqe,
 				   dying ? 0 : cqpool_idle_timeout() + 1);
 	/* The CQ's reference (cqpool_reserved()); @pool may be freed now. */
 	cqpool_pool_put(pool);
+	return 0;
 }
 EXPORT_SYMBOL_GPL(cqpool_cq_put);
 

@@ -69,8 +69,16 @@ static void cqpool_qp_send_cq_event(struct cqpool_hook *hook,
 static void cqpool_qp_recv_cq_event(struct cqpool_hook *hook,
 				    const struct ib_event *event)
 {
-	cqpool_qp_cq_event(container_of(hook, struct cqpool_qp, recv_hook),
-			   event);
+	struct cqpool_qp *cqp = container_of(hook, struct cqpool_qp,
+					     recv_hook);
+
+	/*
+	 * Separate reservations on one CQ: its send hook is on it too and
+	 * has told the QP already, which must hear each event once.
+	 */
+	if (event->element.cq == cqp->send_cq)
+		return;
+	cqpool_qp_cq_event(cqp, event);
 }
 
 static struct cqpool_hook *cqpool_qp_hook(struct cqpool_qp *cqp,
@@ -81,13 +89,16 @@ static struct cqpool_hook *cqpool_qp_hook(struct cqpool_qp *cqp,
 
 static void cqpool_qp_release(struct cqpool_qp *cqp)
 {
-	/* A reservation of its own, even where it landed on the send CQ. */
+	/*
+	 * A reservation of its own, even where it landed on the send CQ.
+	 * cqpool's own reservations: a refused put is a bug here.
+	 */
 	if (cqp->recv_cq && cqp->recv_cqe)
-		cqpool_cq_put(cqp->recv_cq, cqp->recv_cqe,
-			      cqpool_qp_hook(cqp, &cqp->recv_hook));
+		WARN_ON_ONCE(cqpool_cq_put(cqp->recv_cq, cqp->recv_cqe,
+					   cqpool_qp_hook(cqp, &cqp->recv_hook)));
 	if (cqp->send_cq)
-		cqpool_cq_put(cqp->send_cq, cqp->send_cqe,
-			      cqpool_qp_hook(cqp, &cqp->send_hook));
+		WARN_ON_ONCE(cqpool_cq_put(cqp->send_cq, cqp->send_cqe,
+					   cqpool_qp_hook(cqp, &cqp->send_hook)));
 	kfree(cqp);
 }
 
@@ -188,10 +199,28 @@ static void cqpool_qp_abandon(struct cqpool_qp *cqp,
 	cqpool_qp_release(cqp);
 }
 
+/*
+ * Enters @cqp under its QP's number.  A record found there is of a QP
+ * being destroyed, whose number the driver has freed and given to this
+ * one at once (siw does): this one takes its place.
+ */
 static int cqpool_qp_track(struct cqpool_qp *cqp, struct ib_qp *qp)
 {
+	struct xarray *qps = &cqp->pool->cdev->qps;
+	struct cqpool_qp *old;
+	int ret;
+
 	cqp->qp = qp;
-	return xa_insert(&cqp->pool->cdev->qps, qp->qp_num, cqp, GFP_KERNEL);
+	cqp->dying = false;
+	xa_lock(qps);
+	/* Valid while in @qps: its owner takes it out before freeing it. */
+	old = xa_load(qps, qp->qp_num);
+	if (old && old->dying)
+		ret = xa_err(__xa_store(qps, qp->qp_num, cqp, GFP_KERNEL));
+	else
+		ret = __xa_insert(qps, qp->qp_num, cqp, GFP_KERNEL);
+	xa_unlock(qps);
+	return ret;
 }
 
 /*
@@ -210,9 +239,23 @@ static struct cqpool_qp *cqpool_qp_find(struct ib_qp *qp)
 	return cqp && cqp->qp == qp ? cqp : NULL;
 }
 
+/*
+ * Marks @cqp's QP as being destroyed (@dying), or not any more: from
+ * the moment the driver frees the QP, a new one may get its number.
+ */
+static void cqpool_qp_dying(struct cqpool_qp *cqp, bool dying)
+{
+	struct xarray *qps = &cqp->pool->cdev->qps;
+
+	xa_lock(qps);
+	cqp->dying = dying;
+	xa_unlock(qps);
+}
+
+/* Takes @cqp out, once its QP is gone, unless a new QP took the number. */
 static void cqpool_qp_untrack(struct cqpool_qp *cqp, u32 qp_num)
 {
-	xa_erase(&cqp->pool->cdev->qps, qp_num);
+	xa_cmpxchg(&cqp->pool->cdev->qps, qp_num, cqp, NULL, 0);
 }
 
 /**
@@ -244,6 +287,7 @@ struct ib_qp *cqpool_create_qp(struct cqpool *pool, struct ib_pd *pd,
 	struct ib_qp *qp;
 	int ret;
 
+	might_sleep();
 	/* A CQ of one device under a QP of another is driver confusion. */
 	if (pd->device != pool->cdev->ibdev)
 		return ERR_PTR(-EINVAL);
@@ -276,6 +320,10 @@ EXPORT_SYMBOL_GPL(cqpool_create_qp);
  * returned: entries of a live QP are never given back.  A QP that cqpool
  * did not make is logged and left alone.
  *
+ * A driver that reuses numbers at once (siw) may give this QP's number
+ * to one another thread creates as soon as this one is gone, before this
+ * function is done with it; the new QP's record then replaces this one's.
+ *
  * Context: process context; may sleep.
  * Return: 0, -EINVAL for a QP cqpool did not make, or the error of
  * ib_destroy_qp().
@@ -286,13 +334,18 @@ int cqpool_destroy_qp(struct ib_qp *qp)
 	u32 qp_num = qp->qp_num;
 	int ret;
 
+	might_sleep();
 	if (!cqp) {
 		pr_err_ratelimited("cqpool: destroy of a QP cqpool did not make\n");
 		return -EINVAL;
 	}
+	cqpool_qp_dying(cqp, true);
 	ret = ib_destroy_qp(qp);
-	if (ret)
+	if (ret) {
+		/* Still there, and its number still its own. */
+		cqpool_qp_dying(cqp, false);
 		return ret;
+	}
 	cqpool_qp_untrack(cqp, qp_num);
 	cqpool_qp_release(cqp);
 	return 0;
@@ -320,6 +373,7 @@ int cqpool_rdma_create_qp(struct cqpool *pool, struct rdma_cm_id *id,
 	struct cqpool_qp *cqp;
 	int ret;
 
+	might_sleep();
 	if (id->device != pool->cdev->ibdev || pd->device != id->device)
 		return -EINVAL;
 	cqp = cqpool_qp_prepare(pool, init_attr, qattr);
@@ -344,18 +398,32 @@ EXPORT_SYMBOL_GPL(cqpool_rdma_create_qp);
  * cqpool_rdma_destroy_qp() - destroy a QP made by cqpool_rdma_create_qp()
  * @id: the RDMA CM id
  *
+ * As cqpool_destroy_qp(): the QP, then its CQ entries.  rdma_destroy_qp()
+ * does not say whether the QP went, so a QP that ib_destroy_qp() would
+ * refuse, one still in use (attached to a multicast group, or opened by
+ * another), is refused here first, and it and its entries stay.
+ *
  * Context: process context; may sleep.
+ * Return: 0, -EINVAL for a QP cqpool did not make, or -EBUSY for a QP
+ * still in use.
  */
-void cqpool_rdma_destroy_qp(struct rdma_cm_id *id)
+int cqpool_rdma_destroy_qp(struct rdma_cm_id *id)
 {
 	struct cqpool_qp *cqp = id->qp ? cqpool_qp_find(id->qp) : NULL;
+	u32 qp_num;
 
+	might_sleep();
 	if (!cqp) {
 		pr_err_ratelimited("cqpool: destroy of a QP cqpool did not make\n");
-		return;
+		return -EINVAL;
 	}
-	cqpool_qp_untrack(cqp, id->qp->qp_num);
+	if (atomic_read(&id->qp->usecnt))
+		return -EBUSY;
+	qp_num = id->qp->qp_num;
+	cqpool_qp_dying(cqp, true);
 	rdma_destroy_qp(id);
+	cqpool_qp_untrack(cqp, qp_num);
 	cqpool_qp_release(cqp);
+	return 0;
 }
 EXPORT_SYMBOL_GPL(cqpool_rdma_destroy_qp);

@@ -78,16 +78,18 @@ static void cqpool_report_pool(struct cqpool_report *r, struct cqpool *pool,
  *
  * What ib_cq_pool_get() keeps on the device, for comparison with cqpool.
  *
- * Context: any context that may take a spinlock with interrupts off.
+ * Context: any context; takes the device's cq_pools_lock with interrupts
+ * off, and leaves them as it found them.
  */
 void cqpool_upstream_count(struct ib_device *ibdev, int ctx,
 			   struct cqpool_upstream_stats *st)
 {
+	unsigned long flags;
 	struct ib_cq *cq;
 	int i;
 
 	memset(st, 0, sizeof(*st));
-	spin_lock_irq(&ibdev->cq_pools_lock);
+	spin_lock_irqsave(&ibdev->cq_pools_lock, flags);
 	for (i = 0; i < ARRAY_SIZE(ibdev->cq_pools); i++) {
 		if (ctx >= 0 && i != ctx)
 			continue;
@@ -97,7 +99,7 @@ void cqpool_upstream_count(struct ib_device *ibdev, int ctx,
 			st->used += cq->cqe_used;
 		}
 	}
-	spin_unlock_irq(&ibdev->cq_pools_lock);
+	spin_unlock_irqrestore(&ibdev->cq_pools_lock, flags);
 }
 EXPORT_SYMBOL_NS_GPL(cqpool_upstream_count, CQPOOL_HARNESS);
 

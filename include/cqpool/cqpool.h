@@ -24,23 +24,31 @@
  * - struct cqpool_event_handler.handler: process context (ib_core's event
  *   work, cqpool's device removal, or synchronously from ib_core's GID
  *   cache, with the GID table's mutex and possibly rtnl_lock held, for
- *   GID_CHANGE), under the device's handler lock taken for reading.  It
- *   may sleep, but must not take rtnl_lock, wait for anything that does,
- *   or register or unregister handlers of the same device.
+ *   GID_CHANGE), under cqpool's lock of the device's handlers taken for
+ *   reading, and for the events ib_core dispatches (every one but those
+ *   of cqpool's own removal) under ib_core's event_handler_rwsem taken
+ *   for reading too.  It may sleep, but must not take rtnl_lock, wait for
+ *   anything that does, or register or unregister a handler of the same
+ *   device, with cqpool or with ib_register_event_handler(): either
+ *   deadlocks, the second only on an event ib_core dispatches.
  *
- * Once cqpool_cq_put(), cqpool_destroy_qp() or
- * cqpool_unregister_event_handler() returns, the hook or handler it
- * detached is never called again.
+ * Once cqpool_cq_put(), cqpool_destroy_qp() or cqpool_rdma_destroy_qp()
+ * returns 0, or cqpool_unregister_event_handler() returns, the hook or
+ * handler it detached is never called again.  A put or destroy that is
+ * refused detaches nothing.
  *
  * Device removal.  When a device goes away (ib_client remove) every hook,
  * QP handler and device handler on it receives IB_EVENT_DEVICE_FATAL
  * once, and from then on no get, pool or handler is made on it.  The
- * removal does not wait: what a consumer still holds (reservations,
- * QPs, owned pools, handlers, pool references) stays valid, and keeps
- * the device's unregistration waiting in ib_core, until it is given
- * back.  Consumers give everything back when told, as they do for
- * RDMA_CM_EVENT_DEVICE_REMOVAL.  A device that reports DEVICE_FATAL
- * itself passes it on the same way, without the rest.
+ * removal calls the device handlers one after the other and waits for
+ * each to return, so a handler should only note the removal and leave
+ * its teardown to a work of its own.  It does not wait for what a
+ * consumer still holds (reservations, QPs, owned pools, handlers, pool
+ * references): that stays valid, and keeps the device's unregistration
+ * waiting in ib_core, until it is given back.  Consumers give everything
+ * back when told, as they do for RDMA_CM_EVENT_DEVICE_REMOVAL.  A device
+ * that reports DEVICE_FATAL itself passes it on the same way, without the
+ * rest.
  */
 #ifndef _CQPOOL_CQPOOL_H
 #define _CQPOOL_CQPOOL_H
@@ -123,8 +131,8 @@ struct ib_cq *cqpool_device_cq_get(struct ib_device *dev,
 				   enum ib_poll_context ctx,
 				   unsigned int nr_cqe, int vector_hint,
 				   struct cqpool_hook *hook);
-void cqpool_cq_put(struct ib_cq *cq, unsigned int nr_cqe,
-		   struct cqpool_hook *hook);
+int cqpool_cq_put(struct ib_cq *cq, unsigned int nr_cqe,
+		  struct cqpool_hook *hook);
 
 /* struct cqpool_qp_attr flags */
 enum {
@@ -173,6 +181,6 @@ int cqpool_destroy_qp(struct ib_qp *qp);
 int cqpool_rdma_create_qp(struct cqpool *pool, struct rdma_cm_id *id,
 			  struct ib_pd *pd, struct ib_qp_init_attr *init_attr,
 			  const struct cqpool_qp_attr *qattr);
-void cqpool_rdma_destroy_qp(struct rdma_cm_id *id);
+int cqpool_rdma_destroy_qp(struct rdma_cm_id *id);
 
 #endif /* _CQPOOL_CQPOOL_H */
