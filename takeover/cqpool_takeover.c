@@ -35,7 +35,9 @@
  *    back to cqpool once ib_core's count on it has dropped to zero, which
  *    means every ULP queue on it has put it back; cqpool then frees it
  *    after its idle timeout.
- * New gets after the unpatch are ib_core's own again.
+ * New gets after the unpatch are ib_core's own again.  A cumulative
+ * livepatch would skip all that, so it is refused while the patch is on
+ * (tk_states).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -50,6 +52,9 @@
 
 #include <cqpool/cqpool.h>
 #include <cqpool/takeover.h>
+
+#include "settle.h"
+#include "upstream.h"
 
 /* cqpool.ko's trace events; the two of the takeover are exported. */
 #include "cqpool_trace.h"
@@ -116,6 +121,16 @@ static unsigned int tk_nr_unpatch_puts;
 module_param_named(unpatch_puts, tk_nr_unpatch_puts, uint, 0444);
 MODULE_PARM_DESC(unpatch_puts,
 		 "Reservations put back while the patch was being disabled, since the load");
+
+/*
+ * Gets left to ib_core's pool because cqpool does not serve the device:
+ * one being added, on which rdma_cm's client, registered before cqpool's,
+ * may already connect, or one cqpool excludes.
+ */
+static atomic_t tk_nr_upstream_gets = ATOMIC_INIT(0);
+module_param_named(upstream_gets, tk_nr_upstream_gets.counter, int, 0444);
+MODULE_PARM_DESC(upstream_gets,
+		 "Gets served by ib_core's pool on devices cqpool does not serve, since the load");
 
 static void tk_reconcile(struct work_struct *work);
 static DECLARE_DELAYED_WORK(tk_reconcile_work, tk_reconcile);
@@ -227,7 +242,8 @@ static bool tk_put_tracked(struct ib_cq *cq, unsigned int nr_cqe)
 			tk_nr_unpatch_puts += tk_unpatching;
 			if (tk_mirroring)
 				tk_mirror(cq, nr_cqe, false);
-			cqpool_cq_put(cq, nr_cqe, NULL);
+			/* Made through here: never refused. */
+			WARN_ON_ONCE(cqpool_cq_put(cq, nr_cqe, NULL));
 			last = !--tk_nr_res;
 			mutex_unlock(&tk_lock);
 			if (last)
@@ -242,7 +258,7 @@ static bool tk_put_tracked(struct ib_cq *cq, unsigned int nr_cqe)
 /* Gives a reservation taken out of the table back to cqpool. */
 static void tk_release(struct tk_res *res)
 {
-	cqpool_cq_put(res->cq, res->nr_cqe, NULL);
+	WARN_ON_ONCE(cqpool_cq_put(res->cq, res->nr_cqe, NULL));
 	kfree(res);
 }
 
@@ -255,8 +271,9 @@ static void tk_release(struct tk_res *res)
  *
  * The same arguments and contract as ib_cq_pool_get(), served by cqpool's
  * shared pool of the device and poll context.  A vector hint of -1 picks
- * cqpool's least-loaded vector rather than upstream's round robin.
- * Exported for the harness alone, whose benchmark calls it directly to
+ * cqpool's least-loaded vector rather than upstream's round robin.  On a
+ * device cqpool does not serve, ib_core's own pool serves the get, as it
+ * would without the takeover.  Exported for the harness alone, whose benchmark calls it directly to
  * tell the livepatch's redirection from the rest of what a ULP pays.
  *
  * Context: process context.
@@ -277,26 +294,21 @@ struct ib_cq *cqpool_takeover_get(struct ib_device *dev, unsigned int nr_cqe,
 	cq = cqpool_device_cq_get(dev, poll_ctx, nr_cqe, comp_vector_hint,
 				  NULL);
 	trace_cqpool_takeover_get(dev, cq, nr_cqe, comp_vector_hint, poll_ctx);
+	if (cq == ERR_PTR(-ENODEV)) {
+		/* Its put is upstream's: neither tracked nor cqpool's. */
+		atomic_inc(&tk_nr_upstream_gets);
+		return tk_upstream_get(dev, nr_cqe, comp_vector_hint,
+				       poll_ctx);
+	}
 	if (IS_ERR(cq))
 		return cq;
 	if (tk_track(cq, nr_cqe)) {
-		cqpool_cq_put(cq, nr_cqe, NULL);
+		WARN_ON_ONCE(cqpool_cq_put(cq, nr_cqe, NULL));
 		return ERR_PTR(-ENOMEM);
 	}
 	return cq;
 }
 EXPORT_SYMBOL_NS_GPL(cqpool_takeover_get, CQPOOL_HARNESS);
-
-/* What ib_cq_pool_put() of Linux 6.1 does, for a CQ of ib_core's pool. */
-static void tk_upstream_put(struct ib_cq *cq, unsigned int nr_cqe)
-{
-	if (WARN_ON_ONCE(nr_cqe > cq->cqe_used))
-		return;
-
-	spin_lock_irq(&cq->device->cq_pools_lock);
-	cq->cqe_used -= nr_cqe;
-	spin_unlock_irq(&cq->device->cq_pools_lock);
-}
 
 /**
  * cqpool_takeover_put() - what ib_cq_pool_put() runs while patched
@@ -331,22 +343,49 @@ void cqpool_takeover_put(struct ib_cq *cq, unsigned int nr_cqe)
 EXPORT_SYMBOL_NS_GPL(cqpool_takeover_put, CQPOOL_HARNESS);
 
 /*
+ * Adds a reservation of @nr_cqe entries to the distinct sizes @size (the
+ * first @*nr of them, largest first) and their @count.
+ */
+static void tk_count_size(unsigned int *size, unsigned int *count,
+			  unsigned int *nr, unsigned int nr_cqe)
+{
+	unsigned int i, j;
+
+	i = 0;
+	while (i < *nr && size[i] > nr_cqe)
+		i++;
+	if (i < *nr && size[i] == nr_cqe) {
+		count[i]++;
+		return;
+	}
+	for (j = *nr; j > i; j--) {
+		size[j] = size[j - 1];
+		count[j] = count[j - 1];
+	}
+	size[i] = nr_cqe;
+	count[i] = 1;
+	(*nr)++;
+}
+
+/*
  * Takes out of the table, into @done, the reservations on @cq that were
  * put through ib_core's own ib_cq_pool_put(): that put subtracts from the
  * mirrored cq->cqe_used and leaves the table alone.  It happens after
  * the unpatch, and during either transition, when a task that still runs
  * the old function puts a reservation made through the new one.  So when
  * the table holds more on @cq than cqe_used says is in use, the excess
- * was put back: all of it when nothing is in use, else the reservation
- * of exactly that size.  While the mirror is kept, a get through this
- * module mirrors and enters its reservation, and a put takes it out and
- * subtracts, in one hold of tk_lock, which this runs under: so the table
- * never holds less than is in use.  Without the mirror cqe_used says
- * nothing, and this must not run.
+ * was put back: any of its reservations on @cq whose entries sum to the
+ * excess, for they are interchangeable (takeover/settle.h).  While the
+ * mirror is kept, a get through this module mirrors and enters its
+ * reservation, and a put takes it out and subtracts, in one hold of
+ * tk_lock, which this runs under: so the table never holds less than is
+ * in use.  Without the mirror cqe_used says nothing, and this must not
+ * run.
  */
 static unsigned int tk_take_put_back(struct ib_cq *cq, struct hlist_head *done)
 {
-	unsigned int used = READ_ONCE(cq->cqe_used), n = 0;
+	unsigned int used = READ_ONCE(cq->cqe_used), nr = 0, sizes = 0, n = 0;
+	unsigned int *size, *count, *take, i;
 	unsigned long held = 0;
 	struct hlist_node *tmp;
 	struct tk_res *res;
@@ -354,20 +393,44 @@ static unsigned int tk_take_put_back(struct ib_cq *cq, struct hlist_head *done)
 	lockdep_assert_held(&tk_lock);
 	if (WARN_ON_ONCE(!tk_mirroring))
 		return 0;
+	hash_for_each_possible(tk_table, res, node, (unsigned long)cq) {
+		if (res->cq == cq) {
+			held += res->nr_cqe;
+			nr++;
+		}
+	}
+	if (held <= used)
+		return 0;
+	/* Without memory, the next look (the reconcile's) tries again. */
+	size = kmalloc_array(3 * nr, sizeof(*size), GFP_KERNEL);
+	if (!size)
+		return 0;
+	count = size + nr;
+	take = count + nr;
 	hash_for_each_possible(tk_table, res, node, (unsigned long)cq)
 		if (res->cq == cq)
-			held += res->nr_cqe;
+			tk_count_size(size, count, &sizes, res->nr_cqe);
+	if (!tk_settle_pick(size, count, sizes, held - used, take)) {
+		pr_warn_ratelimited("%lu entries put back on a CQ that no reservations on it add up to; kept\n",
+				    held - used);
+		goto out;
+	}
 	hash_for_each_possible_safe(tk_table, res, tmp, node,
 				    (unsigned long)cq) {
-		if (held <= used)
-			break;
-		if (res->cq != cq || (used && res->nr_cqe != held - used))
+		if (res->cq != cq)
 			continue;
-		held -= res->nr_cqe;
+		i = 0;
+		while (size[i] != res->nr_cqe)	/* counted above: it is there */
+			i++;
+		if (!take[i])
+			continue;
+		take[i]--;
 		hash_del(&res->node);
 		hlist_add_head(&res->node, done);
 		n++;
 	}
+out:
+	kfree(size);
 	return n;
 }
 
@@ -496,9 +559,30 @@ static struct klp_object tk_objs[] = {
 	}, { }
 };
 
+/*
+ * The takeover's reservations, which only its own callbacks give back
+ * once the patch goes.  A cumulative livepatch (atomic replace, as kpatch
+ * and vendor livepatch services build them) runs only its own callbacks
+ * as it replaces the patches before it: it would drop this one with its
+ * reservations out, the ULPs' puts would hit ib_core's WARN and be lost,
+ * and every CQ's device would be pinned for good.  Declaring the state
+ * makes livepatch refuse a replacement that does not carry it
+ * (klp_is_patch_compatible()); one built to carry it must take the
+ * reservations over itself.
+ */
+#define TK_STATE_RESERVATIONS	0x6371706f	/* "cqpo" */
+
+static struct klp_state tk_states[] = {
+	{
+		.id = TK_STATE_RESERVATIONS,
+		.version = 1,
+	}, { }
+};
+
 static struct klp_patch tk_patch = {
 	.mod = THIS_MODULE,
 	.objs = tk_objs,
+	.states = tk_states,
 };
 
 static int __init tk_init(void)
