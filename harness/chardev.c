@@ -120,7 +120,8 @@ static const struct cqpool_cmd cqpool_cmds[] = {
 	CQPOOL_CMD_MAKES(CQPOOL_IOC_CQ_GET, struct cqpool_cq_get,
 			 CQPOOL_CQ_GET_SIZE_VER0,
 			 CQPOOL_CQ_GET_SHARED | CQPOOL_CQ_GET_UPSTREAM |
-			 CQPOOL_CQ_GET_HOOK, cqpool_session_cq_get,
+			 CQPOOL_CQ_GET_HOOK | CQPOOL_CQ_GET_TAKEN_OVER,
+			 cqpool_session_cq_get,
 			 cqpool_session_cq_put),
 	CQPOOL_CMD(CQPOOL_IOC_CQ_PUT, struct cqpool_destroy,
 		   CQPOOL_DESTROY_SIZE_VER0, 0, cqpool_session_cq_put),

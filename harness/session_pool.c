@@ -190,6 +190,7 @@ static void cqpool_resv_put(struct cqpool_session *s,
 	if (live) {
 		list_del(&r->upstream_node);
 		cqpool_cq_source_put(&r->src, r->cq, r->nr_cqe, NULL);
+		cqpool_cq_source_exit(&r->src);
 	}
 	mutex_unlock(&s->upstream_lock);
 }
@@ -278,7 +279,8 @@ static struct ib_cq *cqpool_session_reserve(struct cqpool_session *s,
 	int ret;
 
 	lockdep_assert_held(&s->lock);
-	if ((a->flags & how) == how || a->vector_hint < -1)
+	if ((a->flags & how) == how || a->vector_hint < -1 ||
+	    (a->flags & CQPOOL_CQ_GET_TAKEN_OVER && !r->upstream))
 		return ERR_PTR(-EINVAL);
 	if (!(a->flags & how)) {
 		r->owner = cqpool_pool_obj_join(s, a->pool_id);
@@ -294,10 +296,16 @@ static struct ib_cq *cqpool_session_reserve(struct cqpool_session *s,
 		dev = cqpool_get_device(a);
 		if (IS_ERR(dev))
 			return ERR_CAST(dev);
-		ret = cqpool_cq_source_init(&r->src,
-					    r->upstream ? CQPOOL_CQ_UPSTREAM :
-					    CQPOOL_CQ_POOL, dev, NULL,
-					    a->poll_ctx);
+		if (a->flags & CQPOOL_CQ_GET_TAKEN_OVER)
+			ret = cqpool_cq_source_init_takeover(&r->src, dev,
+							     a->poll_ctx,
+							     false);
+		else
+			ret = cqpool_cq_source_init(&r->src,
+						    r->upstream ?
+						    CQPOOL_CQ_UPSTREAM :
+						    CQPOOL_CQ_POOL, dev, NULL,
+						    a->poll_ctx);
 	}
 	cq = ret ? ERR_PTR(ret) :
 		cqpool_cq_source_get(&r->src, a->nr_cqe, a->vector_hint,
@@ -386,6 +394,8 @@ void cqpool_session_upstream_removed(struct cqpool_session *s,
 		WRITE_ONCE(r->obj.gone, true);
 		list_del(&r->upstream_node);
 		cqpool_cq_source_put(&r->src, r->cq, r->nr_cqe, NULL);
+		/* A taken-over source's hold on cqpool's pool goes too. */
+		cqpool_cq_source_exit(&r->src);
 	}
 	mutex_unlock(&s->upstream_lock);
 }

@@ -190,6 +190,15 @@ enum cqpool_event {
  * reservation (read them with CQPOOL_IOC_EVENTS_READ).
  */
 #define CQPOOL_CQ_GET_HOOK	(1U << 2)
+/*
+ * struct cqpool_cq_get flag, with CQPOOL_CQ_GET_UPSTREAM: ib_cq_pool_get()
+ * and, at the put, ib_cq_pool_put() called as a ULP calls them while
+ * cqpool_takeover.ko has them, which _UPSTREAM alone refuses (-EBUSY):
+ * cqpool's CQs, reserved through the takeover; -ENOENT without it.  The
+ * put is whichever function serves it then: ib_core's own once the
+ * takeover is disabled, as a ULP's is.
+ */
+#define CQPOOL_CQ_GET_TAKEN_OVER	(1U << 3)
 
 /**
  * struct cqpool_events_watch - argument of CQPOOL_IOC_EVENTS_WATCH
