@@ -181,6 +181,45 @@ static void qp_hears_the_events_of_its_pooled_cqs(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, cqpool_destroy(pool), 0);
 }
 
+/*
+ * Separate reservations for the send and the receive queue that land on
+ * one CQ: the QP hears each of its events once, not once per hook.
+ */
+static void qp_with_separate_cqs_on_one_cq_hears_an_event_once(struct kunit *test)
+{
+	const struct cqpool_qp_attr qattr = {
+		.vector_hint = 0, .cpu_hint = -1,
+		.flags = CQPOOL_QP_SEPARATE_CQS,
+	};
+	struct ib_device *dev = vm_device(test);
+	struct cqpool *pool = event_pool(test, dev);
+	struct qp_events e = {};
+	struct ib_qp_init_attr init = {
+		.event_handler = qp_event_handler,
+		.qp_context = &e,
+		.cap = { .max_send_wr = 8, .max_recv_wr = 8,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+		.sq_sig_type = IB_SIGNAL_REQ_WR,
+		.qp_type = IB_QPT_RC,
+	};
+	struct ib_qp *qp;
+	struct ib_pd *pd;
+
+	pd = ib_alloc_pd(dev, 0);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, pd);
+	qp = cqpool_create_qp(pool, pd, &init, &qattr);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, qp);
+	/* One 1023-entry CQ on vector 0 holds both. */
+	KUNIT_ASSERT_PTR_EQ(test, qp->send_cq, qp->recv_cq);
+
+	cq_event(qp->send_cq, IB_EVENT_CQ_ERR);
+	KUNIT_EXPECT_EQ(test, e.calls, 1);
+	KUNIT_EXPECT_EQ(test, e.last, IB_EVENT_CQ_ERR);
+	KUNIT_EXPECT_EQ(test, cqpool_destroy_qp(qp), 0);
+	ib_dealloc_pd(pd);
+	KUNIT_EXPECT_EQ(test, cqpool_destroy(pool), 0);
+}
+
 static void device_handlers_get_what_their_mask_accepts(struct kunit *test)
 {
 	struct ib_device *dev = vm_device(test);
@@ -318,6 +357,8 @@ static struct kunit_case event_cases[] = {
 	KUNIT_CASE_PARAM(cq_event_reaches_every_hook_on_it_once,
 			 vm_devices_gen_params),
 	KUNIT_CASE_PARAM(qp_hears_the_events_of_its_pooled_cqs,
+			 vm_devices_gen_params),
+	KUNIT_CASE_PARAM(qp_with_separate_cqs_on_one_cq_hears_an_event_once,
 			 vm_devices_gen_params),
 	KUNIT_CASE_PARAM(device_handlers_get_what_their_mask_accepts,
 			 vm_devices_gen_params),

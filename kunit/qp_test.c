@@ -5,8 +5,12 @@
  * is the contract a review found broken: it failed before the fix.
  */
 #include <kunit/test.h>
+#include <linux/in.h>
+#include <linux/kthread.h>
 #include <linux/limits.h>
+#include <net/net_namespace.h>
 #include <rdma/ib_verbs.h>
+#include <rdma/rdma_cm.h>
 
 #include <cqpool/cqpool.h>
 
@@ -85,6 +89,53 @@ static void destroy_of_a_busy_qp_keeps_its_reservations(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ib_detach_mcast(qp, &mgid, 0), 0);
 	KUNIT_EXPECT_EQ(test, cqpool_destroy_qp(qp), 0);
 	KUNIT_EXPECT_EQ(test, qp_stats(test, t.pool).users, 0ULL);
+	qp_test_teardown(test, &t);
+}
+
+static int ud_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *event)
+{
+	return 0;
+}
+
+/*
+ * The same through RDMA-CM, whose rdma_destroy_qp() ignores the driver's
+ * refusal: the destroy is refused first, and the QP and its reservations
+ * stay, instead of entries given back for a QP that lives on.
+ */
+static void rdma_destroy_of_a_busy_qp_keeps_its_reservations(struct kunit *test)
+{
+	union ib_gid mgid = { .raw = { 0xff, 0x0e, [15] = 0x43 } };
+	struct sockaddr_in sin = {
+		.sin_family = AF_INET,
+		.sin_addr.s_addr = htonl(0x0a630001),	/* rxe0's 10.99.0.1 */
+	};
+	struct ib_qp_init_attr init = rc_attr(8, 8);
+	struct rdma_cm_id *id;
+	struct qp_test t;
+	struct ib_qp *qp;
+
+	qp_test_setup(test, &t);
+	id = rdma_create_id(&init_net, ud_cm_handler, NULL, RDMA_PS_UDP,
+			    IB_QPT_UD);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, id);
+	KUNIT_ASSERT_EQ(test, rdma_bind_addr(id, (struct sockaddr *)&sin), 0);
+	KUNIT_ASSERT_PTR_EQ(test, id->device, t.dev);
+	init.qp_type = IB_QPT_UD;
+	KUNIT_ASSERT_EQ(test, cqpool_rdma_create_qp(t.pool, id, t.pd, &init,
+						    NULL), 0);
+	qp = id->qp;
+	KUNIT_ASSERT_EQ(test, ib_attach_mcast(qp, &mgid, 0), 0);
+
+	KUNIT_EXPECT_EQ(test, cqpool_rdma_destroy_qp(id), -EBUSY);
+	KUNIT_EXPECT_PTR_EQ(test, id->qp, qp);
+	KUNIT_EXPECT_EQ(test, qp_stats(test, t.pool).users, 1ULL);
+	KUNIT_EXPECT_EQ(test, qp_stats(test, t.pool).reserved, 16ULL);
+
+	KUNIT_EXPECT_EQ(test, ib_detach_mcast(qp, &mgid, 0), 0);
+	KUNIT_EXPECT_EQ(test, cqpool_rdma_destroy_qp(id), 0);
+	KUNIT_EXPECT_PTR_EQ(test, id->qp, NULL);
+	KUNIT_EXPECT_EQ(test, qp_stats(test, t.pool).users, 0ULL);
+	rdma_destroy_id(id);
 	qp_test_teardown(test, &t);
 }
 
@@ -172,8 +223,82 @@ static void work_requests_that_overflow_are_refused(struct kunit *test)
 	qp_test_teardown(test, &t);
 }
 
+/*
+ * QPs made and destroyed by two threads on one pool, each number
+ * remembered.  siw gives a new QP the lowest free number, so one
+ * thread's QP may get the number of the other's the moment its driver
+ * freed it: cqpool must have let go of that number before.
+ */
+#define QPN_RACE_ROUNDS	2000
+
+struct qpn_racer {
+	struct qp_test *t;
+	unsigned long rounds;
+	long err;
+};
+
+/* One round: 0, or the error of the create or the destroy. */
+static long qpn_round(struct qp_test *t, u32 *qpn)
+{
+	struct ib_qp_init_attr init = rc_attr(4, 4);
+	struct ib_qp *qp = cqpool_create_qp(t->pool, t->pd, &init, NULL);
+
+	if (IS_ERR(qp))
+		return PTR_ERR(qp);
+	*qpn = qp->qp_num;
+	return cqpool_destroy_qp(qp);
+}
+
+static int qpn_racer_fn(void *arg)
+{
+	struct qpn_racer *r = arg;
+	u32 qpn;
+
+	while (!kthread_should_stop()) {
+		if (!r->err)
+			r->err = qpn_round(r->t, &qpn);
+		r->rounds += !r->err;
+		cond_resched();
+	}
+	return 0;
+}
+
+static void numbers_a_driver_reuses_at_once_are_free_in_time(struct kunit *test)
+{
+	struct qpn_racer r = {};
+	struct task_struct *task;
+	unsigned long reused = 0;
+	struct qp_test t;
+	u32 qpn, prev = U32_MAX;
+	long err = 0;
+	int i;
+
+	if (!IS_ENABLED(CONFIG_RDMA_SIW))
+		kunit_skip(test, "no siw in this kernel: rxe does not reuse QP numbers at once");
+	qp_test_setup(test, &t);
+	r.t = &t;
+	task = kthread_run(qpn_racer_fn, &r, "cqpool-qpn");
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, task);
+	for (i = 0; i < QPN_RACE_ROUNDS && !err; i++) {
+		err = qpn_round(&t, &qpn);
+		reused += qpn == prev;
+		prev = qpn;
+	}
+	kthread_stop(task);
+
+	KUNIT_EXPECT_EQ_MSG(test, err, 0L, "round %d", i);
+	KUNIT_EXPECT_EQ(test, r.err, 0L);
+	/* The race ran: both threads made QPs, and numbers came back. */
+	KUNIT_EXPECT_GT(test, r.rounds, 0UL);
+	KUNIT_EXPECT_GT(test, reused, 0UL);
+	KUNIT_EXPECT_EQ(test, qp_stats(test, t.pool).users, 0ULL);
+	qp_test_teardown(test, &t);
+}
+
 static struct kunit_case qp_cases[] = {
 	KUNIT_CASE_PARAM(destroy_of_a_busy_qp_keeps_its_reservations,
+			 rxe_device_gen_params),
+	KUNIT_CASE_PARAM(rdma_destroy_of_a_busy_qp_keeps_its_reservations,
 			 rxe_device_gen_params),
 	KUNIT_CASE_PARAM(pd_of_another_device_is_refused,
 			 vm_devices_gen_params),
@@ -181,6 +306,8 @@ static struct kunit_case qp_cases[] = {
 			 vm_devices_gen_params),
 	KUNIT_CASE_PARAM(work_requests_that_overflow_are_refused,
 			 vm_devices_gen_params),
+	KUNIT_CASE_PARAM(numbers_a_driver_reuses_at_once_are_free_in_time,
+			 siw_device_gen_params),
 	{}
 };
 

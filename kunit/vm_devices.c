@@ -6,6 +6,7 @@
 
 static const char *const vm_devices[] = { "rxe0", "siw0" };
 static const char *const rxe_devices[] = { "rxe0" };
+static const char *const siw_devices[] = { "siw0" };
 
 static void vm_devices_desc(const char *const *name, char *desc)
 {
@@ -14,6 +15,7 @@ static void vm_devices_desc(const char *const *name, char *desc)
 
 KUNIT_ARRAY_PARAM(vm_devices_array, vm_devices, vm_devices_desc);
 KUNIT_ARRAY_PARAM(rxe_devices_array, rxe_devices, vm_devices_desc);
+KUNIT_ARRAY_PARAM(siw_devices_array, siw_devices, vm_devices_desc);
 
 const void *vm_devices_gen_params(const void *prev, char *desc)
 {
@@ -23,6 +25,11 @@ const void *vm_devices_gen_params(const void *prev, char *desc)
 const void *rxe_device_gen_params(const void *prev, char *desc)
 {
 	return rxe_devices_array_gen_params(prev, desc);
+}
+
+const void *siw_device_gen_params(const void *prev, char *desc)
+{
+	return siw_devices_array_gen_params(prev, desc);
 }
 
 const char *vm_device_name(struct kunit *test)

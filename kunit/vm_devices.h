@@ -14,6 +14,8 @@ struct ib_device;
 const void *vm_devices_gen_params(const void *prev, char *desc);
 /* Only rxe0, for what only soft-RoCE does. */
 const void *rxe_device_gen_params(const void *prev, char *desc);
+/* Only siw0, for what only soft-iWARP does. */
+const void *siw_device_gen_params(const void *prev, char *desc);
 
 /* The name of the case's device. */
 const char *vm_device_name(struct kunit *test);

@@ -222,7 +222,7 @@ long rxe_delete_timed(int seconds)
 	}
 }
 
-int rxe_delete_finish(pid_t pid)
+int rxe_delete_finish_served(pid_t pid, int served)
 {
 	int status;
 
@@ -231,7 +231,14 @@ int rxe_delete_finish(pid_t pid)
 		return -1;
 	if (wait_device_listed("rxe0", 0) || rxe_add())
 		return -1;
-	return wait_device_listed("rxe0", 1);
+	/* cqpool's client is added before rdma link add returns. */
+	return served ? wait_device_listed("rxe0", 1) :
+		device_listed("rxe0") ? -1 : 0;
+}
+
+int rxe_delete_finish(pid_t pid)
+{
+	return rxe_delete_finish_served(pid, 1);
 }
 
 void conn_attr(struct cqpool_conn_create *c, const char *dev,

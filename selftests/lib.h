@@ -58,6 +58,8 @@ pid_t rxe_delete_start(void);
  * rxe0 back and waits for it: 0 when all of that worked.
  */
 int rxe_delete_finish(pid_t pid);
+/* The same for a device cqpool serves (@served 1) or must not list (0). */
+int rxe_delete_finish_served(pid_t pid, int served);
 /*
  * `rdma link delete rxe0`, given @seconds to return: how long it took in
  * ms, or -1 if it failed or did not return in time (the child is then

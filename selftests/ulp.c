@@ -220,6 +220,13 @@ const char *takeover_ko(void)
 	return payload_file(path, sizeof(path), "cqpool_takeover.ko");
 }
 
+const char *cumulative_ko(void)
+{
+	static char path[256];
+
+	return payload_file(path, sizeof(path), "cqpool_cumulative_test.ko");
+}
+
 /* Inserts the payload's MOD.ko with PARAMS unless MOD is loaded: 0, or -1. */
 static int module_load(const char *mod, const char *params)
 {

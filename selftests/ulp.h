@@ -14,6 +14,10 @@
 #define KLP		"/sys/kernel/livepatch/cqpool_takeover"
 #define TK_RES		"/sys/module/cqpool_takeover/parameters/reservations"
 #define TK_UNPATCH_PUTS	"/sys/module/cqpool_takeover/parameters/unpatch_puts"
+#define TK_UPSTREAM_GETS "/sys/module/cqpool_takeover/parameters/upstream_gets"
+#define CQPOOL_EXCLUDE	"/sys/module/cqpool/parameters/exclude"
+/* The cumulative livepatch of the payload, and where it shows. */
+#define KLP_CUMULATIVE	"/sys/kernel/livepatch/cqpool_cumulative_test"
 /* What io_check() writes and reads back. */
 #define ULP_IO_MB	4
 #define NVME_NQN	"cqpool-nvmeof-test"
@@ -64,6 +68,8 @@ int rxe_reset(void);
 /* What the takeover needs that this kernel or payload lacks, or NULL. */
 const char *takeover_missing(void);
 const char *takeover_ko(void);
+/* A cumulative livepatch that knows nothing of the takeover (takeover/). */
+const char *cumulative_ko(void);
 /*
  * Loads the payload's cqpool.ko and cqpool_harness.ko (which the VM's
  * payload script loaded first), whichever of them is not loaded.
