@@ -8,6 +8,9 @@
 # make check-fast  the stock kernels only
 # make demo        boot the stock kernel with soft-RoCE and show cqpool
 # make bench       cqpool vs upstream vs per-QP CQs in one stock VM boot: bench/results.json, BENCHMARKS.md
+# make soak        the soak on the debug kernel, SOAK_MINUTES (default 30):
+#                  connections, fio, the takeover off and on, reclaim and
+#                  removals at random; counts back where they started
 # make dkms        add cqpool to DKMS, build and install it for each kernel
 # make coverage    line coverage of module/*.c from the last make check
 # make oneliners   run the README's tracing one-liners in the stock VM, and
@@ -70,6 +73,11 @@ demo:
 .PHONY: bench
 bench:
 	./scripts/bench.sh
+
+.PHONY: soak
+SOAK_MINUTES ?= 30
+soak:
+	./scripts/soak.sh -m $(SOAK_MINUTES)
 
 # cqpool in DKMS, built and installed for each of KERNELS.
 .PHONY: dkms

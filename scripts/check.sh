@@ -18,6 +18,7 @@
 #              background, beside blktests on the debug kernel
 #   blktests   a few of blktests' tests on upstream's pool and on the
 #              takeover, on the stock kernel (and the debug kernel)
+#   soak       (full) 3 minutes of make soak on the debug kernel
 #   vm:6.1-kcsan   (all) KUnit, the races and the ULP kselftests on the
 #              KCSAN kernel; a data race fails only if it is in cqpool's code
 #
@@ -665,6 +666,21 @@ fi
 if [ -n "${debug612:-}" ]; then
 	wait "$debug612"
 	debug612_count $?
+fi
+
+# The soak, 3 minutes of it on the debug kernel (make soak runs 30):
+# connections made and torn down with fio, the takeover off and on,
+# reclaim and a removal in each of its 4 intervals, and every count back
+# where it started.  Its verdicts count here (TESTING.md, "The soak").
+if [ "$mode" != fast ]; then
+	log=$out/soak.log
+	scripts/soak.sh -m "${SOAK_MINUTES:-3}" -c 4 -o "$out/soak" \
+		-k build/kbuild-debug >"$log" 2>&1
+	grep -E '^soak' "$log" | sed 's/^/    /'
+	read -r p f <<<"$(tail -n 1 "$log" |
+		sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p')"
+	[ -n "$p" ] || { p=0; f=1; }
+	record soak "$p" "$f" "$log"
 fi
 
 # KCSAN and KASAN exclude each other: the race detector has a kernel of

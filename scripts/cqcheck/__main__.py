@@ -17,6 +17,9 @@
                                          blktests-results)
   blktests-on-cqpool CQ_LOG              OK\tNOTE
   blktests-kmemleak CONSOLE              OK\tNOTE
+  kmemleak RIG CONSOLE                   OK\tNOTE: RIG's payload scanned
+  soak LOG                               NAME\tOK\tNOTE, a line a verdict
+  soak-table LOG MINUTES                 the run's figures, in Markdown
 
 EXPECT is an expect file (expect.py); "-" or absent: none.
 """
@@ -26,7 +29,7 @@ import subprocess
 import sys
 import unittest
 
-from . import blktests, expect, gtest, kselftest, kunit
+from . import blktests, expect, gtest, kselftest, kunit, soak
 from .counts import Counts
 
 
@@ -54,6 +57,11 @@ def selftest():
     if r.testsRun == 0:
         c.fail("no test of the rules ran")
     return c
+
+
+def scanned(ok):
+    """OK\tNOTE of a kmemleak scan."""
+    return f"{int(ok)}\t{'scanned at the end' if ok else 'never scanned: kmemleak saw nothing'}"
 
 
 def main(args):
@@ -93,8 +101,14 @@ def main(args):
         ok, note = blktests.on_cqpool(read(args[1]))
         print(f"{int(ok)}\t{note}")
     elif kind == "blktests-kmemleak" and len(args) == 2:
-        ok = blktests.kmemleak_scanned(read(args[1]))
-        print(f"{int(ok)}\t{'scanned at the end' if ok else 'never scanned: kmemleak saw nothing'}")
+        print(scanned(blktests.kmemleak_scanned(read(args[1]))))
+    elif kind == "kmemleak" and len(args) == 3:
+        print(scanned(blktests.kmemleak_scanned(read(args[2]), args[1])))
+    elif kind == "soak" and len(args) == 2:
+        for name, ok, note in soak.verdicts(read(args[1])):
+            print(f"{name}\t{int(ok)}\t{note}")
+    elif kind == "soak-table" and len(args) == 3:
+        print(soak.table(read(args[1]), args[2]), end="")
     else:
         print(__doc__, file=sys.stderr)
         return 2

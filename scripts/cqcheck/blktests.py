@@ -113,7 +113,7 @@ def on_cqpool(cq_log):
     return ok, note
 
 
-def kmemleak_scanned(console):
-    """Whether the boot's payload scanned for leaks at its end (the splat
-    scan fails any report it printed)."""
-    return re.search(r"blktests-vm: \[[0-9.]+\] kmemleak scanned", console) is not None
+def kmemleak_scanned(console, rig="blktests-vm"):
+    """Whether the boot's payload, whose lines start with @rig, scanned for
+    leaks at its end (the splat scan fails any report it printed)."""
+    return re.search(re.escape(rig) + r": \[[0-9.]+\] kmemleak scanned", console) is not None
