@@ -187,7 +187,7 @@ static int connect_and_io(struct __test_metadata *_metadata, int *instance,
 	*instance = nvme_connect();
 	if (*instance < 0)
 		return -1;
-	if (nvme_namespace(dev, len)) {
+	if (nvme_namespace(*instance, dev, len)) {
 		TH_LOG("no namespace block device after connecting");
 		return -1;
 	}

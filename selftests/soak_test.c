@@ -276,13 +276,20 @@ static int soak_iser_connect(struct soak *s)
 	return 0;
 }
 
-/* fio writes 4 MiB at random through @dev and verifies it: 0, or -1. */
+/*
+ * fio writes 4 MiB at random through @dev and verifies it: 0, or -1 with
+ * its report on stderr.
+ */
 static int soak_fio(struct soak *s, const char *dev)
 {
 	s->n.fio++;
-	return sh_bounded(300, FIO " --name=soak --filename=%s %s %s", dev,
-			  "--ioengine=libaio --direct=1 --rw=randwrite --bs=4k",
-			  "--iodepth=16 --size=4m --verify=crc32c --verify_fatal=1");
+	if (!sh_bounded(300, FIO " --name=soak --filename=%s %s %s %s", dev,
+			"--ioengine=libaio --direct=1 --rw=randwrite --bs=4k",
+			"--iodepth=16 --size=4m --verify=crc32c --verify_fatal=1",
+			"--output=/tmp/soak-fio.log"))
+		return 0;
+	sh("cat /tmp/soak-fio.log >&2");
+	return -1;
 }
 
 /*

@@ -206,7 +206,7 @@ static int nvme_conn(struct conn *c)
 	c->id = nvme_connect();
 	if (c->id < 0)
 		return -1;
-	return nvme_namespace(c->dev, sizeof(c->dev));
+	return nvme_namespace(c->id, c->dev, sizeof(c->dev));
 }
 
 static int nvme_released(const struct conn *c)

@@ -94,7 +94,7 @@ FIXTURE_SETUP(cycle)
 	ASSERT_EQ(0, nvme_target_up());
 	self->instance = nvme_connect();
 	ASSERT_LE(0, self->instance) TH_LOG("the upstream connection");
-	ASSERT_EQ(0, nvme_namespace(dev, sizeof(dev)));
+	ASSERT_EQ(0, nvme_namespace(self->instance, dev, sizeof(dev)));
 	self->io = io_loop(dev);
 	ASSERT_LT(0, self->io);
 }

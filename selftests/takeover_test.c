@@ -191,7 +191,7 @@ TEST_F_TIMEOUT(takeover, a_device_cqpool_does_not_serve_is_left_to_ib_core, 300)
 	self->instance = nvme_connect();
 	ASSERT_LE(0, self->instance)
 		TH_LOG("the takeover failed a connect upstream serves");
-	ASSERT_EQ(0, nvme_namespace(dev, sizeof(dev)));
+	ASSERT_EQ(0, nvme_namespace(self->instance, dev, sizeof(dev)));
 	EXPECT_EQ(0, io_check(dev, NVME_BACKING));
 	ASSERT_EQ(0, rdma_cqs("ib_core", &core1));
 	EXPECT_LT(core0.cqs, core1.cqs);

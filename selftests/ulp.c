@@ -488,22 +488,29 @@ int nvme_disconnect(int *instance)
 	return ret ? ret : wait_file(path, -1, 30);
 }
 
-int nvme_namespace(char *dev, size_t len)
+int nvme_namespace(int instance, char *dev, size_t len)
 {
+	unsigned int head, sub;
+	char pattern[64], *name;
 	glob_t g;
-	size_t i;
 	int t;
 
+	/*
+	 * The controller's namespace: nvmeXn1, its own block device, or,
+	 * with native multipath, nvmeHcXn1, a path under the head nvmeHn1.
+	 */
+	snprintf(pattern, sizeof(pattern), "/sys/class/nvme/nvme%d/nvme*n1",
+		 instance);
 	for (t = 0; t < 100; t++) {
-		if (!glob("/dev/nvme*n1", 0, NULL, &g)) {
-			for (i = 0; i < g.gl_pathc; i++) {
-				if (strchr(g.gl_pathv[i] + 9, 'c'))
-					continue;
-				snprintf(dev, len, "%s", g.gl_pathv[i]);
-				globfree(&g);
-				return 0;
-			}
+		if (!glob(pattern, 0, NULL, &g)) {
+			name = strrchr(g.gl_pathv[0], '/') + 1;
+			if (sscanf(name, "nvme%uc%un1", &head, &sub) == 2)
+				snprintf(dev, len, "/dev/nvme%un1", head);
+			else
+				snprintf(dev, len, "/dev/%s", name);
 			globfree(&g);
+			if (!access(dev, F_OK))
+				return 0;
 		}
 		usleep(100 * 1000);
 	}

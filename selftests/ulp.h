@@ -114,7 +114,10 @@ int nvme_connect(void);
 int nvme_delete(int instance);
 /* Deletes the controller and waits (30 s) until it is gone. */
 int nvme_disconnect(int *instance);
-/* The namespace's block device (the multipath head, nvmeXnY): 0 or -1. */
-int nvme_namespace(char *dev, size_t len);
+/*
+ * The block device of controller @instance's namespace (its multipath
+ * head where the kernel has native multipath): 0, or -1.
+ */
+int nvme_namespace(int instance, char *dev, size_t len);
 
 #endif

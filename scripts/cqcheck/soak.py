@@ -112,9 +112,13 @@ def verdicts(log):
 def table(log, minutes):
     """The Markdown table of a soak's figures (TESTING.md)."""
     s = samples(log)
-    start = next(x for x in s if x["kind"] == "start")
-    end = next(x for x in s if x["kind"] == "end")
+    start = [x for x in s if x["kind"] == "start"]
+    end = [x for x in s if x["kind"] == "end"]
     idle = [x for x in s if x["kind"] == "idle"]
+    if not start or not end or not idle:
+        return (f"No figures: the run left {len(start)} start, {len(idle)} "
+                f"checkpoint and {len(end)} end samples.\n")
+    start, end = start[0], end[0]
     first, last = quarters(idle)
     c = end["counts"]
     rows = [

@@ -95,6 +95,10 @@ class Table(unittest.TestCase):
         self.assertIn("| rxe0 removed and added back | 8 |", t)
         self.assertIn("40000 -> 40100 KiB", t)
 
+    def test_a_run_that_stopped_early_says_so(self):
+        t = soak.table(log([sample(0, "start")]), "30")
+        self.assertIn("No figures", t)
+
 
 if __name__ == "__main__":
     unittest.main()
