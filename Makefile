@@ -46,7 +46,7 @@ module:
 	@test -n "$(KERNELS)" || scripts/kernels.sh
 	@set -e; for v in $(KERNELS); do \
 		echo "== cqpool for $$v: build/kbuild-$$v"; \
-		scripts/kbuild.sh $$v /usr/src/linux-headers-$$v; \
+		scripts/kbuild.sh --production $$v /usr/src/linux-headers-$$v; \
 	done
 endif
 

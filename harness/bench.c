@@ -3,7 +3,7 @@
  * In-kernel micro-benchmarks of CQPOOL_IOC_BENCH: cqpool's get/put
  * against upstream's ib_cq_pool_get()/ib_cq_pool_put() and against one
  * ib_alloc_cq()/ib_free_cq() per QP on the same device.  Calls are timed
- * in batches, one clock pair around CQPOOL_BENCH_BATCH gets and one around
+ * in batches, one clock pair around CQH_BENCH_BATCH gets and one around
  * their puts: under QEMU a clock read costs about as much as the call it
  * would time, and would pull every ratio towards 1.  Nothing here asserts
  * a time; make bench compares the numbers.
@@ -22,14 +22,13 @@
 #include <linux/string.h>
 #include <linux/ktime.h>
 #include <linux/sched/signal.h>
-#include <uapi/linux/cqpool.h>
+#include "uapi/linux/cqpool.h"
 #include <cqpool/cqpool.h>
 
 #include "bench_ledger.h"
 #include "core/pool.h"
 #include "cq_source.h"
-#include "cqpool_harness.h"
-#include "report.h"
+#include "testing.h"
 #include "session.h"
 
 /*
@@ -37,26 +36,26 @@
  * reservation (IB_MAX_SHARED_CQ_SZ in cq.c), so both pools hold the same
  * number of CQs per vector.
  */
-#define CQPOOL_BENCH_CQ		4096
-#define CQPOOL_BENCH_MAX_PREFILL 4096
-#define CQPOOL_BENCH_MAX_ITER	1000000
+#define CQH_BENCH_CQ		4096
+#define CQH_BENCH_MAX_PREFILL 4096
+#define CQH_BENCH_MAX_ITER	1000000
 /*
- * CQPOOL_BENCH_BATCH (bench_ledger.h), calls per clock pair in GET_PUT
+ * CQH_BENCH_BATCH (bench_ledger.h), calls per clock pair in GET_PUT
  * and CHURN, is at most what a batch holds: enough that the clock is a
  * small part of it.  A batch is smaller where its gets would not fit the
- * room the benchmark makes on each vector (cqpool_bench_batch()).
+ * room the benchmark makes on each vector (cqh_bench_batch()).
  */
 /* The flags whose upstream calls land in the takeover. */
-#define CQPOOL_BENCH_TAKEN_OVER	(CQPOOL_BENCH_F_TAKEOVER | \
+#define CQH_BENCH_TAKEN_OVER	(CQPOOL_BENCH_F_TAKEOVER | \
 				 CQPOOL_BENCH_F_TAKEOVER_DIRECT)
 /*
  * How long a removal waits for a run to stop: one get or put and the
  * puts of what the run holds, a few hundred milliseconds under TCG.
  */
-#define CQPOOL_BENCH_STOP_MS	10000
+#define CQH_BENCH_STOP_MS	10000
 
 /**
- * struct cqpool_bench_ctx - one benchmark run
+ * struct cqh_bench_ctx - one benchmark run
  * @a: its arguments and results
  * @dev: the device
  * @pool: with CQPOOL_CQ_POOL, the pool made for the run
@@ -74,12 +73,12 @@
  * @all_done: PARALLEL: the last thread is done
  * @end_ns: PARALLEL: ktime_get_ns() when it was
  */
-struct cqpool_bench_ctx {
+struct cqh_bench_ctx {
 	struct cqpool_bench *a;
 	struct ib_device *dev;
 	struct cqpool *pool;
-	struct cqpool_cq_source src;
-	struct cqpool_bench_ledger *ledger;
+	struct cqh_cq_source src;
+	struct cqh_bench_ledger *ledger;
 	unsigned int nvec;
 	u32 cqs;
 	u64 cqes;
@@ -93,15 +92,15 @@ struct cqpool_bench_ctx {
 };
 
 /**
- * struct cqpool_bench_thread - one thread of a PARALLEL run
+ * struct cqh_bench_thread - one thread of a PARALLEL run
  * @b: the run
  * @task: the thread
  * @vec: its vector
  * @pairs: the get+put pairs it makes
  * @ret: 0, or what its failed get said
  */
-struct cqpool_bench_thread {
-	struct cqpool_bench_ctx *b;
+struct cqh_bench_thread {
+	struct cqh_bench_ctx *b;
 	struct task_struct *task;
 	unsigned int vec;
 	unsigned int pairs;
@@ -109,12 +108,12 @@ struct cqpool_bench_thread {
 };
 
 /**
- * struct cqpool_bench_fill - one prefilled CQ
+ * struct cqh_bench_fill - one prefilled CQ
  * @cq: the CQ
  * @nr: entries of the first get, which made or found it
  * @top: entries of the second get, which filled it to its real size
  */
-struct cqpool_bench_fill {
+struct cqh_bench_fill {
 	struct ib_cq *cq;
 	unsigned int nr;
 	unsigned int top;
@@ -124,7 +123,7 @@ struct cqpool_bench_fill {
  * Whether the run goes on: -ENODEV once its device is going, -EINTR once
  * its caller is killed (a run of a million gets takes minutes), else 0.
  */
-static int cqpool_bench_going(struct cqpool_bench_ctx *b)
+static int cqh_bench_going(struct cqh_bench_ctx *b)
 {
 	if (READ_ONCE(b->stop))
 		return -ENODEV;
@@ -137,22 +136,22 @@ static int cqpool_bench_going(struct cqpool_bench_ctx *b)
  * Where the fill's @i-th CQ is in its array: fill[v * prefill + k] is
  * the k-th CQ filled on vector v, and the fill goes round the vectors.
  */
-static unsigned int cqpool_bench_slot(const struct cqpool_bench_ctx *b,
-				      unsigned int i)
+static unsigned int cqh_bench_slot(const struct cqh_bench_ctx *b,
+				   unsigned int i)
 {
 	return (i % b->nvec) * b->a->prefill + i / b->nvec;
 }
 
-static struct ib_cq *cqpool_bench_get(struct cqpool_bench_ctx *b,
-				      unsigned int nr, int vec)
+static struct ib_cq *cqh_bench_get(struct cqh_bench_ctx *b,
+				   unsigned int nr, int vec)
 {
 	struct ib_cq *cq;
-	int ret = cqpool_bench_going(b);
+	int ret = cqh_bench_going(b);
 
 	if (ret)
 		return ERR_PTR(ret);
 	cond_resched();
-	cq = cqpool_cq_source_get(&b->src, nr, vec, NULL);
+	cq = cqh_cq_source_get(&b->src, nr, vec, NULL);
 	/* One CQ per QP has no pool to count them. */
 	if (!IS_ERR(cq) && b->a->cq_mode == CQPOOL_CQ_PER_QP) {
 		b->cqs++;
@@ -161,18 +160,18 @@ static struct ib_cq *cqpool_bench_get(struct cqpool_bench_ctx *b,
 	return cq;
 }
 
-static void cqpool_bench_put(struct cqpool_bench_ctx *b, struct ib_cq *cq,
-			     unsigned int nr)
+static void cqh_bench_put(struct cqh_bench_ctx *b, struct ib_cq *cq,
+			  unsigned int nr)
 {
 	if (b->a->cq_mode == CQPOOL_CQ_PER_QP) {
 		b->cqs--;
 		b->cqes -= cq->cqe;
 	}
-	cqpool_cq_source_put(&b->src, cq, nr, NULL);
+	cqh_cq_source_put(&b->src, cq, nr, NULL);
 }
 
 /* CQs and entries of the pool under test, at this moment. */
-static void cqpool_bench_sample(struct cqpool_bench_ctx *b)
+static void cqh_bench_sample(struct cqh_bench_ctx *b)
 {
 	struct cqpool_bench *a = b->a;
 	struct cqpool_upstream_stats up;
@@ -188,14 +187,14 @@ static void cqpool_bench_sample(struct cqpool_bench_ctx *b)
 		return;
 	}
 	if (a->cq_mode == CQPOOL_CQ_POOL ||
-	    a->flags & CQPOOL_BENCH_TAKEN_OVER) {
-		cqpool_pool_stats(b->src.pool, &st);
+	    a->flags & CQH_BENCH_TAKEN_OVER) {
+		cqpool_test_pool_stats(b->src.pool, &st);
 		a->cqs = st.cqs;
 		a->cqes = st.cqes;
 		a->reserved_cqes = st.reserved;
 		return;
 	}
-	cqpool_upstream_count(b->dev, a->poll_ctx, &up);
+	cqpool_test_upstream_count(b->dev, a->poll_ctx, &up);
 	a->cqs = up.cqs;
 	a->cqes = up.cqes;
 	a->reserved_cqes = up.used;
@@ -205,8 +204,8 @@ static void cqpool_bench_sample(struct cqpool_bench_ctx *b)
  * Times @n gets of @nr entries into @cqs, then their puts: one clock pair
  * around the gets and one around the puts.
  */
-static int cqpool_bench_cycle(struct cqpool_bench_ctx *b, struct ib_cq **cqs,
-			      unsigned int n, unsigned int nr, bool spread)
+static int cqh_bench_cycle(struct cqh_bench_ctx *b, struct ib_cq **cqs,
+			   unsigned int n, unsigned int nr, bool spread)
 {
 	struct cqpool_bench *a = b->a;
 	unsigned int i, got;
@@ -215,16 +214,16 @@ static int cqpool_bench_cycle(struct cqpool_bench_ctx *b, struct ib_cq **cqs,
 
 	if (b->ledger) {
 		/* Its calls touch no device: the run stops between batches. */
-		ret = cqpool_bench_going(b);
+		ret = cqh_bench_going(b);
 		if (ret)
 			return ret;
 		cond_resched();
-		return cqpool_bench_ledger_cycle(b->ledger, n, nr, &a->get_ns,
+		return cqh_bench_ledger_cycle(b->ledger, n, nr, &a->get_ns,
 						 &a->put_ns);
 	}
 	t = ktime_get_ns();
 	for (got = 0; got < n; got++) {
-		cqs[got] = cqpool_bench_get(b, nr, spread ? -1 : got % b->nvec);
+		cqs[got] = cqh_bench_get(b, nr, spread ? -1 : got % b->nvec);
 		if (IS_ERR(cqs[got])) {
 			ret = PTR_ERR(cqs[got]);
 			break;
@@ -232,27 +231,27 @@ static int cqpool_bench_cycle(struct cqpool_bench_ctx *b, struct ib_cq **cqs,
 	}
 	a->get_ns += ktime_get_ns() - t;
 	if (got == n)
-		cqpool_bench_sample(b);
+		cqh_bench_sample(b);
 	t = ktime_get_ns();
 	for (i = 0; i < got; i++)
-		cqpool_bench_put(b, cqs[i], nr);
+		cqh_bench_put(b, cqs[i], nr);
 	a->put_ns += ktime_get_ns() - t;
 	return ret;
 }
 
 /*
  * Gets per batch: the room made on each vector is at least a prefilled
- * CQ's request less one entry (cqpool_bench_getput()), and a batch's gets
+ * CQ's request less one entry (cqh_bench_getput()), and a batch's gets
  * go round the vectors, so a batch never makes either pool grow.
  */
-static unsigned int cqpool_bench_batch(const struct cqpool_bench_ctx *b)
+static unsigned int cqh_bench_batch(const struct cqh_bench_ctx *b)
 {
-	unsigned int per_vec = (CQPOOL_BENCH_CQ - 1) / b->a->nr_cqe;
+	unsigned int per_vec = (CQH_BENCH_CQ - 1) / b->a->nr_cqe;
 
-	return clamp_t(unsigned int, b->nvec * per_vec, 1, CQPOOL_BENCH_BATCH);
+	return clamp_t(unsigned int, b->nvec * per_vec, 1, CQH_BENCH_BATCH);
 }
 
-static int cqpool_bench_cmp_u32(const void *a, const void *b)
+static int cqh_bench_cmp_u32(const void *a, const void *b)
 {
 	u32 x = *(const u32 *)a, y = *(const u32 *)b;
 
@@ -260,10 +259,10 @@ static int cqpool_bench_cmp_u32(const void *a, const void *b)
 }
 
 /* Sorts the @n times in @t and gives their 50th, 90th, 99th and 100th. */
-static void cqpool_bench_pct(u32 *t, unsigned int n, __u64 *p50, __u64 *p90,
-			     __u64 *p99, __u64 *max)
+static void cqh_bench_pct(u32 *t, unsigned int n, __u64 *p50, __u64 *p90,
+			  __u64 *p99, __u64 *max)
 {
-	sort(t, n, sizeof(*t), cqpool_bench_cmp_u32, NULL);
+	sort(t, n, sizeof(*t), cqh_bench_cmp_u32, NULL);
 	*p50 = t[(n - 1) / 2];
 	*p90 = t[(u64)(n - 1) * 90 / 100];
 	*p99 = t[(u64)(n - 1) * 99 / 100];
@@ -271,34 +270,34 @@ static void cqpool_bench_pct(u32 *t, unsigned int n, __u64 *p50, __u64 *p90,
 }
 
 /* @a's get and put percentiles, of the @n times in @get and in @put. */
-static void cqpool_bench_pcts(struct cqpool_bench *a, u32 *get, u32 *put,
-			      unsigned int n)
+static void cqh_bench_pcts(struct cqpool_bench *a, u32 *get, u32 *put,
+			   unsigned int n)
 {
-	cqpool_bench_pct(get, n, &a->get_p50_ns, &a->get_p90_ns,
-			 &a->get_p99_ns, &a->get_max_ns);
-	cqpool_bench_pct(put, n, &a->put_p50_ns, &a->put_p90_ns,
-			 &a->put_p99_ns, &a->put_max_ns);
+	cqh_bench_pct(get, n, &a->get_p50_ns, &a->get_p90_ns,
+		      &a->get_p99_ns, &a->get_max_ns);
+	cqh_bench_pct(put, n, &a->put_p50_ns, &a->put_p90_ns,
+		      &a->put_p99_ns, &a->put_max_ns);
 }
 
 /*
- * @a->iterations get+put pairs, in batches of cqpool_bench_batch(), and
+ * @a->iterations get+put pairs, in batches of cqh_bench_batch(), and
  * the distribution of the batches' time per call.  Its median is what a
  * call costs whatever the host does: a batch the host stopped for a few
  * milliseconds moves the mean of a round by tens of percent, and does
  * not move the median.
  */
-static int cqpool_bench_batches(struct cqpool_bench_ctx *b)
+static int cqh_bench_batches(struct cqh_bench_ctx *b)
 {
 	struct cqpool_bench *a = b->a;
 	unsigned int i, k, n, iter = a->iterations;
-	unsigned int batch = cqpool_bench_batch(b);
+	unsigned int batch = cqh_bench_batch(b);
 	unsigned int nb = DIV_ROUND_UP(iter, batch);
 	u64 get_ns, put_ns;
 	struct ib_cq **cqs;
 	u32 *get, *put;
 	int ret = 0;
 
-	cqs = kcalloc(CQPOOL_BENCH_BATCH, sizeof(*cqs), GFP_KERNEL);
+	cqs = kcalloc(CQH_BENCH_BATCH, sizeof(*cqs), GFP_KERNEL);
 	get = kvcalloc(nb, sizeof(*get), GFP_KERNEL_ACCOUNT);
 	put = kvcalloc(nb, sizeof(*put), GFP_KERNEL_ACCOUNT);
 	if (!cqs || !get || !put) {
@@ -309,14 +308,14 @@ static int cqpool_bench_batches(struct cqpool_bench_ctx *b)
 		n = min(iter - i, batch);
 		get_ns = a->get_ns;
 		put_ns = a->put_ns;
-		ret = cqpool_bench_cycle(b, cqs, n, a->nr_cqe, false);
+		ret = cqh_bench_cycle(b, cqs, n, a->nr_cqe, false);
 		get[k] = min_t(u64, DIV_ROUND_CLOSEST_ULL(a->get_ns - get_ns, n),
 			       U32_MAX);
 		put[k] = min_t(u64, DIV_ROUND_CLOSEST_ULL(a->put_ns - put_ns, n),
 			       U32_MAX);
 	}
 	if (!ret)
-		cqpool_bench_pcts(a, get, put, nb);
+		cqh_bench_pcts(a, get, put, nb);
 out:
 	kvfree(put);
 	kvfree(get);
@@ -326,10 +325,10 @@ out:
 
 /*
  * LATENCY: get+put pairs with a clock pair around each call, on the room
- * cqpool_bench_getput() made (one CQ per QP: each get allocates); the
+ * cqh_bench_getput() made (one CQ per QP: each get allocates); the
  * distribution of the calls, clock included.
  */
-static int cqpool_bench_latency(struct cqpool_bench_ctx *b)
+static int cqh_bench_latency(struct cqh_bench_ctx *b)
 {
 	struct cqpool_bench *a = b->a;
 	unsigned int n = a->iterations, i;
@@ -344,44 +343,44 @@ static int cqpool_bench_latency(struct cqpool_bench_ctx *b)
 		ret = -ENOMEM;
 		goto out;
 	}
-	cqpool_bench_sample(b);
+	cqh_bench_sample(b);
 	for (i = 0; i < n; i++) {
 		t0 = ktime_get_ns();
-		cq = cqpool_bench_get(b, a->nr_cqe, i % b->nvec);
+		cq = cqh_bench_get(b, a->nr_cqe, i % b->nvec);
 		t1 = ktime_get_ns();
 		if (IS_ERR(cq)) {
 			ret = PTR_ERR(cq);
 			goto out;
 		}
-		cqpool_bench_put(b, cq, a->nr_cqe);
+		cqh_bench_put(b, cq, a->nr_cqe);
 		t2 = ktime_get_ns();
 		get[i] = min_t(u64, t1 - t0, U32_MAX);
 		put[i] = min_t(u64, t2 - t1, U32_MAX);
 		a->get_ns += t1 - t0;
 		a->put_ns += t2 - t1;
 	}
-	cqpool_bench_pcts(a, get, put, n);
+	cqh_bench_pcts(a, get, put, n);
 out:
 	kvfree(put);
 	kvfree(get);
 	return ret;
 }
 
-static int cqpool_bench_thread_fn(void *arg)
+static int cqh_bench_thread_fn(void *arg)
 {
-	struct cqpool_bench_thread *t = arg;
-	struct cqpool_bench_ctx *b = t->b;
+	struct cqh_bench_thread *t = arg;
+	struct cqh_bench_ctx *b = t->b;
 	unsigned int nr = b->a->nr_cqe, i;
 	struct ib_cq *cq;
 
 	wait_for_completion(&b->go);
 	for (i = 0; i < t->pairs; i++) {
-		cq = cqpool_bench_get(b, nr, t->vec);
+		cq = cqh_bench_get(b, nr, t->vec);
 		if (IS_ERR(cq)) {
 			t->ret = PTR_ERR(cq);
 			break;
 		}
-		cqpool_bench_put(b, cq, nr);
+		cqh_bench_put(b, cq, nr);
 	}
 	/* The last thread to finish reads the clock after every other. */
 	if (atomic_dec_and_test(&b->running)) {
@@ -400,15 +399,15 @@ static int cqpool_bench_thread_fn(void *arg)
 
 /*
  * @a->threads threads share @a->iterations get+put pairs, one pair at a
- * time each, on the room cqpool_bench_getput() made; one clock pair
+ * time each, on the room cqh_bench_getput() made; one clock pair
  * around them all.  A thread's pairs are its own vector's, as a ULP's
  * queue keeps to its vector.  Where the threads run is the scheduler's
  * choice: the VM has a CPU for each.
  */
-static int cqpool_bench_parallel(struct cqpool_bench_ctx *b)
+static int cqh_bench_parallel(struct cqh_bench_ctx *b)
 {
 	struct cqpool_bench *a = b->a;
-	struct cqpool_bench_thread *th;
+	struct cqh_bench_thread *th;
 	unsigned int i, made;
 	int ret = 0;
 	u64 t0;
@@ -423,7 +422,7 @@ static int cqpool_bench_parallel(struct cqpool_bench_ctx *b)
 		th[made].vec = made % b->nvec;
 		th[made].pairs = a->iterations / a->threads +
 				 (made < a->iterations % a->threads);
-		th[made].task = kthread_create(cqpool_bench_thread_fn,
+		th[made].task = kthread_create(cqh_bench_thread_fn,
 					       &th[made], "cqpool_bench/%u",
 					       made);
 		if (IS_ERR(th[made].task)) {
@@ -434,7 +433,7 @@ static int cqpool_bench_parallel(struct cqpool_bench_ctx *b)
 	}
 	/* Set before the start: no thread counts down before it. */
 	atomic_set(&b->running, made);
-	cqpool_bench_sample(b);
+	cqh_bench_sample(b);
 	if (ret)
 		WRITE_ONCE(b->stop, true);
 	t0 = ktime_get_ns();
@@ -460,8 +459,8 @@ static int cqpool_bench_parallel(struct cqpool_bench_ctx *b)
  * scans) or CHURN (the last one) frees.  For cqpool, whose pool is new,
  * the newest or the oldest CQ of the vector.
  */
-static void cqpool_bench_pick(struct cqpool_bench_ctx *b,
-			      struct cqpool_bench_fill *fill,
+static void cqh_bench_pick(struct cqh_bench_ctx *b,
+			   struct cqh_bench_fill *fill,
 			      unsigned int *pick)
 {
 	struct cqpool_bench *a = b->a;
@@ -492,15 +491,15 @@ static void cqpool_bench_pick(struct cqpool_bench_ctx *b,
 }
 
 /* The timed part of a get+put run, as its kind says. */
-static int cqpool_bench_timed(struct cqpool_bench_ctx *b)
+static int cqh_bench_timed(struct cqh_bench_ctx *b)
 {
 	switch (b->a->kind) {
 	case CQPOOL_BENCH_PARALLEL:
-		return cqpool_bench_parallel(b);
+		return cqh_bench_parallel(b);
 	case CQPOOL_BENCH_LATENCY:
-		return cqpool_bench_latency(b);
+		return cqh_bench_latency(b);
 	default:
-		return cqpool_bench_batches(b);
+		return cqh_bench_batches(b);
 	}
 }
 
@@ -508,38 +507,38 @@ static int cqpool_bench_timed(struct cqpool_bench_ctx *b)
  * CQPOOL_BENCH_F_LEDGER: the ledger of the pool as @fill left it, its
  * first @filled CQs made, reserved and in that order.
  */
-static int cqpool_bench_mirror(struct cqpool_bench_ctx *b,
-			       const struct cqpool_bench_fill *fill,
+static int cqh_bench_mirror(struct cqh_bench_ctx *b,
+			    const struct cqh_bench_fill *fill,
 			       unsigned int filled)
 {
-	const struct cqpool_bench_fill *f;
+	const struct cqh_bench_fill *f;
 	unsigned int i, k;
 	int ret;
 
 	for (i = 0; i < filled; i++) {
-		k = cqpool_bench_slot(b, i);
+		k = cqh_bench_slot(b, i);
 		f = &fill[k];
-		ret = cqpool_bench_ledger_add(b->ledger, k, i % b->nvec,
-					      f->cq->cqe) ?:
-		      cqpool_bench_ledger_reserve(b->ledger, k, f->nr);
+		ret = cqh_bench_ledger_add(b->ledger, k, i % b->nvec,
+					   f->cq->cqe) ?:
+		      cqh_bench_ledger_reserve(b->ledger, k, f->nr);
 		if (!ret && f->top) {
-			ret = cqpool_bench_ledger_reserve(b->ledger, k, f->top);
+			ret = cqh_bench_ledger_reserve(b->ledger, k, f->top);
 			if (ret)
-				cqpool_bench_ledger_release(b->ledger, k, f->nr);
+				cqh_bench_ledger_release(b->ledger, k, f->nr);
 		}
 		if (ret)
 			break;
 	}
 	if (!ret) {
-		cqpool_bench_sample(b);
+		cqh_bench_sample(b);
 		return 0;
 	}
-	/* Back to no reservation, for cqpool_bench_ledger_exit(). */
+	/* Back to no reservation, for cqh_bench_ledger_exit(). */
 	while (i--) {
-		k = cqpool_bench_slot(b, i);
-		cqpool_bench_ledger_release(b->ledger, k, fill[k].nr);
+		k = cqh_bench_slot(b, i);
+		cqh_bench_ledger_release(b->ledger, k, fill[k].nr);
 		if (fill[k].top)
-			cqpool_bench_ledger_release(b->ledger, k, fill[k].top);
+			cqh_bench_ledger_release(b->ledger, k, fill[k].top);
 	}
 	return ret;
 }
@@ -548,34 +547,34 @@ static int cqpool_bench_mirror(struct cqpool_bench_ctx *b,
  * Gives back a reservation of @nr on @f's CQ, the run's @i-th, and, if
  * @mirrored, the same on the ledger.
  */
-static void cqpool_bench_unfill(struct cqpool_bench_ctx *b,
-				const struct cqpool_bench_fill *f,
+static void cqh_bench_unfill(struct cqh_bench_ctx *b,
+			     const struct cqh_bench_fill *f,
 				unsigned int i, unsigned int nr, bool mirrored)
 {
-	cqpool_bench_put(b, f->cq, nr);
+	cqh_bench_put(b, f->cq, nr);
 	if (mirrored)
-		cqpool_bench_ledger_release(b->ledger, i, nr);
+		cqh_bench_ledger_release(b->ledger, i, nr);
 }
 
 /*
  * Fills @prefill CQs of each vector to their real size, then frees room
- * in one CQ per vector (see cqpool_bench_pick()) and times get+put
+ * in one CQ per vector (see cqh_bench_pick()) and times get+put
  * pairs of @nr_cqe, which all land in the room that was made: in
  * batches, from PARALLEL's threads, or one call at a time (LATENCY).  One
  * CQ per QP has no pool to fill: it times ib_alloc_cq() and ib_free_cq().
  */
-static int cqpool_bench_getput(struct cqpool_bench_ctx *b)
+static int cqh_bench_getput(struct cqh_bench_ctx *b)
 {
 	struct cqpool_bench *a = b->a;
 	unsigned int n = b->nvec * a->prefill, i, k, v, filled, top;
-	struct cqpool_bench_fill *fill, *f;
+	struct cqh_bench_fill *fill, *f;
 	unsigned int *pick;
 	struct ib_cq *cq;
 	bool mirrored;
 	int ret = 0;
 
 	if (a->cq_mode == CQPOOL_CQ_PER_QP)
-		return cqpool_bench_timed(b);
+		return cqh_bench_timed(b);
 	fill = kvcalloc(n, sizeof(*fill), GFP_KERNEL_ACCOUNT);
 	pick = kcalloc(b->nvec, sizeof(*pick), GFP_KERNEL_ACCOUNT);
 	if (!fill || !pick) {
@@ -584,29 +583,29 @@ static int cqpool_bench_getput(struct cqpool_bench_ctx *b)
 	}
 	for (filled = 0; filled < n; filled++) {
 		v = filled % b->nvec;
-		f = &fill[cqpool_bench_slot(b, filled)];
-		cq = cqpool_bench_get(b, CQPOOL_BENCH_CQ, v);
+		f = &fill[cqh_bench_slot(b, filled)];
+		cq = cqh_bench_get(b, CQH_BENCH_CQ, v);
 		if (IS_ERR(cq)) {
 			ret = PTR_ERR(cq);
 			break;
 		}
 		f->cq = cq;
-		f->nr = CQPOOL_BENCH_CQ;
+		f->nr = CQH_BENCH_CQ;
 		/*
 		 * The rest of its real size: every other CQ of the vector
 		 * is full, so this lands on the same CQ in both pools.
 		 */
-		top = cq->cqe > CQPOOL_BENCH_CQ ? cq->cqe - CQPOOL_BENCH_CQ : 0;
+		top = cq->cqe > CQH_BENCH_CQ ? cq->cqe - CQH_BENCH_CQ : 0;
 		if (!top)
 			continue;
-		cq = cqpool_bench_get(b, top, v);
+		cq = cqh_bench_get(b, top, v);
 		if (IS_ERR(cq)) {
 			ret = PTR_ERR(cq);
 			filled++;
 			break;
 		}
 		if (cq != f->cq) {
-			cqpool_bench_put(b, cq, top);
+			cqh_bench_put(b, cq, top);
 			ret = -EAGAIN;
 			filled++;
 			break;
@@ -614,10 +613,10 @@ static int cqpool_bench_getput(struct cqpool_bench_ctx *b)
 		f->top = top;
 	}
 	if (!ret && b->ledger)
-		ret = cqpool_bench_mirror(b, fill, filled);
+		ret = cqh_bench_mirror(b, fill, filled);
 	mirrored = !ret && b->ledger;
 	if (!ret) {
-		cqpool_bench_pick(b, fill, pick);
+		cqh_bench_pick(b, fill, pick);
 		/*
 		 * The room: the second get of the picked CQ.  Its first one
 		 * stays, as a live pool's CQ has other users, so the timed
@@ -626,25 +625,25 @@ static int cqpool_bench_getput(struct cqpool_bench_ctx *b)
 		for (v = 0; v < b->nvec; v++) {
 			f = &fill[pick[v]];
 			if (f->top) {
-				cqpool_bench_unfill(b, f, pick[v], f->top,
-						    mirrored);
+				cqh_bench_unfill(b, f, pick[v], f->top,
+						 mirrored);
 				f->top = 0;
 			} else {
-				cqpool_bench_unfill(b, f, pick[v], f->nr,
-						    mirrored);
+				cqh_bench_unfill(b, f, pick[v], f->nr,
+						 mirrored);
 				f->cq = NULL;
 			}
 		}
-		ret = cqpool_bench_timed(b);
+		ret = cqh_bench_timed(b);
 	}
 	for (i = 0; i < filled; i++) {
-		k = cqpool_bench_slot(b, i);
+		k = cqh_bench_slot(b, i);
 		f = &fill[k];
 		if (!f->cq)
 			continue;
-		cqpool_bench_unfill(b, f, k, f->nr, mirrored);
+		cqh_bench_unfill(b, f, k, f->nr, mirrored);
 		if (f->top)
-			cqpool_bench_unfill(b, f, k, f->top, mirrored);
+			cqh_bench_unfill(b, f, k, f->top, mirrored);
 	}
 out:
 	kfree(pick);
@@ -652,7 +651,7 @@ out:
 	return ret;
 }
 
-static int cqpool_bench_storm(struct cqpool_bench_ctx *b)
+static int cqh_bench_storm(struct cqh_bench_ctx *b)
 {
 	struct ib_cq **cqs;
 	int ret;
@@ -660,7 +659,7 @@ static int cqpool_bench_storm(struct cqpool_bench_ctx *b)
 	cqs = kvcalloc(b->a->iterations, sizeof(*cqs), GFP_KERNEL_ACCOUNT);
 	if (!cqs)
 		return -ENOMEM;
-	ret = cqpool_bench_cycle(b, cqs, b->a->iterations, b->a->nr_cqe, true);
+	ret = cqh_bench_cycle(b, cqs, b->a->iterations, b->a->nr_cqe, true);
 	kvfree(cqs);
 	return ret;
 }
@@ -674,7 +673,7 @@ static int cqpool_bench_storm(struct cqpool_bench_ctx *b)
  */
 #ifdef CQPOOL_HAVE_KERNEL_RESIZE
 /* GROWTH's second CQ, its allocation timed into @put_ns. */
-static struct ib_cq *cqpool_bench_second_cq(struct cqpool_bench_ctx *b)
+static struct ib_cq *cqh_bench_second_cq(struct cqh_bench_ctx *b)
 {
 	struct cqpool_bench *a = b->a;
 	struct ib_cq *cq;
@@ -685,7 +684,7 @@ static struct ib_cq *cqpool_bench_second_cq(struct cqpool_bench_ctx *b)
 	return cq;
 }
 
-static int cqpool_bench_growth(struct cqpool_bench_ctx *b)
+static int cqh_bench_growth(struct cqh_bench_ctx *b)
 {
 	struct cqpool_bench *a = b->a;
 	struct ib_cq *cq, *second;
@@ -696,7 +695,7 @@ static int cqpool_bench_growth(struct cqpool_bench_ctx *b)
 	if (!b->dev->ops.resize_cq)
 		return -EOPNOTSUPP;
 	for (i = 0; i < a->iterations && !ret; i++) {
-		ret = cqpool_bench_going(b);
+		ret = cqh_bench_going(b);
 		if (ret)
 			return ret;
 		cq = ib_alloc_cq(b->dev, NULL, a->nr_cqe, 0, a->poll_ctx);
@@ -708,12 +707,12 @@ static int cqpool_bench_growth(struct cqpool_bench_ctx *b)
 			return -EINVAL;
 		}
 		if (i & 1)
-			second = cqpool_bench_second_cq(b);
+			second = cqh_bench_second_cq(b);
 		t = ktime_get_ns();
 		ret = ib_resize_cq(cq, grown);
 		a->get_ns += ktime_get_ns() - t;
 		if (!(i & 1))
-			second = cqpool_bench_second_cq(b);
+			second = cqh_bench_second_cq(b);
 		if (IS_ERR(second)) {
 			ret = ret ?: PTR_ERR(second);
 		} else {
@@ -728,7 +727,7 @@ static int cqpool_bench_growth(struct cqpool_bench_ctx *b)
 }
 #else
 /* No kernel-side resize to time: the kernel made CQ resize user-space's. */
-static int cqpool_bench_growth(struct cqpool_bench_ctx *b)
+static int cqh_bench_growth(struct cqh_bench_ctx *b)
 {
 	return -EOPNOTSUPP;
 }
@@ -739,27 +738,27 @@ static int cqpool_bench_growth(struct cqpool_bench_ctx *b)
  * vector, or a storm's reservations.  Upstream's pool keeps its CQs as
  * long as the device lives, so this bounds what a run leaves behind too.
  * A PARALLEL run's threads must find room on their vectors (at least a
- * prefilled CQ's request less one entry, cqpool_bench_getput()), or the
+ * prefilled CQ's request less one entry, cqh_bench_getput()), or the
  * run would time the pools' growth.
  */
-static bool cqpool_bench_fits(const struct cqpool_bench *a, unsigned int nvec)
+static bool cqh_bench_fits(const struct cqpool_bench *a, unsigned int nvec)
 {
 	u64 cqes = a->kind == CQPOOL_BENCH_STORM ?
 		(u64)a->iterations * a->nr_cqe :
-		(u64)nvec * a->prefill * CQPOOL_BENCH_CQ;
+		(u64)nvec * a->prefill * CQH_BENCH_CQ;
 
 	if (a->kind == CQPOOL_BENCH_PARALLEL &&
-	    DIV_ROUND_UP(a->threads, nvec) * a->nr_cqe > CQPOOL_BENCH_CQ - 1)
+	    DIV_ROUND_UP(a->threads, nvec) * a->nr_cqe > CQH_BENCH_CQ - 1)
 		return false;
 	return cqes <= CQPOOL_BENCH_MAX_CQES;
 }
 
-static bool cqpool_bench_valid(const struct cqpool_bench *a)
+static bool cqh_bench_valid(const struct cqpool_bench *a)
 {
 	bool growth = a->kind == CQPOOL_BENCH_GROWTH;
 	u32 most = a->kind == CQPOOL_BENCH_STORM ? CQPOOL_MAX_FD_OBJECTS :
-		   growth ? CQPOOL_BENCH_GROWTH_ITER : CQPOOL_BENCH_MAX_ITER;
-	u32 largest = growth ? CQPOOL_BENCH_GROWTH_MAX : CQPOOL_BENCH_CQ / 2;
+		   growth ? CQPOOL_BENCH_GROWTH_ITER : CQH_BENCH_MAX_ITER;
+	u32 largest = growth ? CQPOOL_BENCH_GROWTH_MAX : CQH_BENCH_CQ / 2;
 	bool parallel = a->kind == CQPOOL_BENCH_PARALLEL;
 
 	switch (a->flags) {
@@ -803,7 +802,7 @@ static bool cqpool_bench_valid(const struct cqpool_bench *a)
 	       a->nr_cqe && a->nr_cqe <= largest &&
 	       a->iterations && a->iterations <= most &&
 	       (a->kind == CQPOOL_BENCH_STORM || growth ? !a->prefill :
-		a->prefill && a->prefill <= CQPOOL_BENCH_MAX_PREFILL);
+		a->prefill && a->prefill <= CQH_BENCH_MAX_PREFILL);
 }
 
 /*
@@ -811,26 +810,26 @@ static bool cqpool_bench_valid(const struct cqpool_bench *a)
  * it holds.  Upstream frees its pool's CQs once every client is removed,
  * so this waits (a bounded time) for those puts.
  */
-static void cqpool_bench_removal(struct cqpool_event_handler *h,
-				 const struct ib_event *event)
+static void cqh_bench_removal(struct cqpool_event_handler *h,
+			      const struct ib_event *event)
 {
-	struct cqpool_bench_ctx *b = container_of(h, struct cqpool_bench_ctx,
+	struct cqh_bench_ctx *b = container_of(h, struct cqh_bench_ctx,
 						  removal);
 
 	WRITE_ONCE(b->stop, true);
 	if (!wait_for_completion_timeout(&b->done,
-					 msecs_to_jiffies(CQPOOL_BENCH_STOP_MS)))
+					 msecs_to_jiffies(CQH_BENCH_STOP_MS)))
 		dev_warn(&b->dev->dev, "cqpool: a benchmark did not stop in %u ms\n",
-			 CQPOOL_BENCH_STOP_MS);
+			 CQH_BENCH_STOP_MS);
 }
 
 /**
- * cqpool_bench_run() - CQPOOL_IOC_BENCH
+ * cqh_bench_run() - CQPOOL_IOC_BENCH
  * @s: the session; a benchmark keeps nothing in it
  * @arg: struct cqpool_bench
  *
  * CQPOOL_CQ_POOL runs on a pool made for the run and destroyed after it:
- * of fixed CQPOOL_BENCH_CQ CQs for GET_PUT and CHURN, sized to demand
+ * of fixed CQH_BENCH_CQ CQs for GET_PUT and CHURN, sized to demand
  * for STORM (growing its CQs in place with CQPOOL_BENCH_F_RESIZE); a
  * STORM with CQPOOL_BENCH_F_SHARED runs on the device's shared pool of
  * @poll_ctx instead, warm within the idle timeout.
@@ -855,17 +854,17 @@ static void cqpool_bench_removal(struct cqpool_event_handler *h,
  * threads the room on a vector would not hold, -EINTR when
  * the caller is killed, or what a get said.
  */
-int cqpool_bench_run(struct cqpool_session *s, void *arg)
+int cqh_bench_run(struct cqh_session *s, void *arg)
 {
 	struct cqpool_bench *a = arg;
 	struct cqpool_attr attr = {
 		.poll_ctx = a->poll_ctx,
 		.name = "bench",
 	};
-	struct cqpool_bench_ctx b = { .a = a };
+	struct cqh_bench_ctx b = { .a = a };
 	int ret;
 
-	if (!cqpool_bench_valid(a))
+	if (!cqh_bench_valid(a))
 		return -EINVAL;
 	b.dev = ib_device_get_by_name(a->device, RDMA_DRIVER_UNKNOWN);
 	if (!b.dev)
@@ -873,7 +872,7 @@ int cqpool_bench_run(struct cqpool_session *s, void *arg)
 	init_completion(&b.done);
 	b.removal.device = b.dev;
 	b.removal.event_mask = BIT_ULL(IB_EVENT_DEVICE_FATAL);
-	b.removal.handler = cqpool_bench_removal;
+	b.removal.handler = cqh_bench_removal;
 	ret = cqpool_register_event_handler(&b.removal);
 	if (ret)
 		goto out_put;
@@ -885,13 +884,13 @@ int cqpool_bench_run(struct cqpool_session *s, void *arg)
 		ret = -EOPNOTSUPP;
 		goto out_unhold;
 	}
-	if (!cqpool_bench_fits(a, b.nvec)) {
+	if (!cqh_bench_fits(a, b.nvec)) {
 		ret = -ENOSPC;
 		goto out_unhold;
 	}
 	if (a->cq_mode == CQPOOL_CQ_POOL && !(a->flags & CQPOOL_BENCH_F_SHARED)) {
 		if (a->kind != CQPOOL_BENCH_STORM)
-			attr.cq_size = CQPOOL_BENCH_CQ;
+			attr.cq_size = CQH_BENCH_CQ;
 		else if (a->flags & CQPOOL_BENCH_F_RESIZE)
 			attr.flags = CQPOOL_F_RESIZE;
 		/* make bench counts the resizes of the pools so named apart. */
@@ -908,31 +907,31 @@ int cqpool_bench_run(struct cqpool_session *s, void *arg)
 		ret = -ENOMEM;
 		b.ledger = kzalloc(sizeof(*b.ledger), GFP_KERNEL);
 		if (!b.ledger ||
-		    cqpool_bench_ledger_init(b.ledger, b.nvec,
-					     b.dev->attrs.max_cqe, attr.cq_size,
+		    cqh_bench_ledger_init(b.ledger, b.nvec,
+					  b.dev->attrs.max_cqe, attr.cq_size,
 					     b.nvec * a->prefill))
 			goto out_pool;
 	}
-	if (a->flags & CQPOOL_BENCH_TAKEN_OVER)
-		ret = cqpool_cq_source_init_takeover(&b.src, b.dev, a->poll_ctx,
-						     a->flags &
+	if (a->flags & CQH_BENCH_TAKEN_OVER)
+		ret = cqh_cq_source_init_takeover(&b.src, b.dev, a->poll_ctx,
+						  a->flags &
 						     CQPOOL_BENCH_F_TAKEOVER_DIRECT);
 	else
-		ret = cqpool_cq_source_init(&b.src, a->cq_mode, b.dev, b.pool,
-					    a->poll_ctx);
+		ret = cqh_cq_source_init(&b.src, a->cq_mode, b.dev, b.pool,
+					 a->poll_ctx);
 	if (!ret) {
 		a->get_ns = 0;
 		a->put_ns = 0;
 		if (a->kind == CQPOOL_BENCH_STORM)
-			ret = cqpool_bench_storm(&b);
+			ret = cqh_bench_storm(&b);
 		else if (a->kind == CQPOOL_BENCH_GROWTH)
-			ret = cqpool_bench_growth(&b);
+			ret = cqh_bench_growth(&b);
 		else
-			ret = cqpool_bench_getput(&b);
-		cqpool_cq_source_exit(&b.src);
+			ret = cqh_bench_getput(&b);
+		cqh_cq_source_exit(&b.src);
 	}
 	if (b.ledger)
-		cqpool_bench_ledger_exit(b.ledger);
+		cqh_bench_ledger_exit(b.ledger);
 out_pool:
 	kfree(b.ledger);
 	if (b.pool)

@@ -15,10 +15,10 @@
 #include <linux/slab.h>
 
 #include "bench_ledger.h"
-#include "cqpool_harness.h"
+#include "testing.h"
 
 /**
- * cqpool_bench_ledger_init() - an empty ledger for a run's CQs
+ * cqh_bench_ledger_init() - an empty ledger for a run's CQs
  * @l: filled in
  * @nvec: the run's vectors
  * @max_cqe: the device's largest CQ
@@ -31,8 +31,8 @@
  * Context: process context.
  * Return: 0 or -ENOMEM.
  */
-int cqpool_bench_ledger_init(struct cqpool_bench_ledger *l, unsigned int nvec,
-			     unsigned int max_cqe, unsigned int cq_size,
+int cqh_bench_ledger_init(struct cqh_bench_ledger *l, unsigned int nvec,
+			  unsigned int max_cqe, unsigned int cq_size,
 			     unsigned int ncqs)
 {
 	struct cqp_pool_params p = {
@@ -41,11 +41,11 @@ int cqpool_bench_ledger_init(struct cqpool_bench_ledger *l, unsigned int nvec,
 		.cq_size = cq_size,
 	};
 
-	*l = (struct cqpool_bench_ledger){ .nvec = nvec };
+	*l = (struct cqh_bench_ledger){ .nvec = nvec };
 	l->cqs = kvcalloc(ncqs, sizeof(*l->cqs), GFP_KERNEL_ACCOUNT);
 	if (!l->cqs)
 		return -ENOMEM;
-	l->pool = cqp_pool_create(cqpool_core_allocator(), &p);
+	l->pool = cqp_pool_create(cqpool_test_allocator(), &p);
 	if (!l->pool) {
 		kvfree(l->cqs);
 		l->cqs = NULL;
@@ -55,7 +55,7 @@ int cqpool_bench_ledger_init(struct cqpool_bench_ledger *l, unsigned int nvec,
 }
 
 /**
- * cqpool_bench_ledger_add() - a CQ like one the run filled
+ * cqh_bench_ledger_add() - a CQ like one the run filled
  * @l: the ledger
  * @i: its slot, the run's index of the CQ
  * @vec: its vector
@@ -64,14 +64,14 @@ int cqpool_bench_ledger_init(struct cqpool_bench_ledger *l, unsigned int nvec,
  * Context: process context.
  * Return: 0, or the ledger's error.
  */
-int cqpool_bench_ledger_add(struct cqpool_bench_ledger *l, unsigned int i,
-			    unsigned int vec, unsigned int size)
+int cqh_bench_ledger_add(struct cqh_bench_ledger *l, unsigned int i,
+			 unsigned int vec, unsigned int size)
 {
 	return cqp_pool_add(l->pool, &l->cqs[i], vec, size, get_jiffies_64());
 }
 
 /**
- * cqpool_bench_ledger_reserve() - a reservation the run made on a CQ
+ * cqh_bench_ledger_reserve() - a reservation the run made on a CQ
  * @l: the ledger
  * @i: the CQ's slot
  * @nr: entries
@@ -83,8 +83,8 @@ int cqpool_bench_ledger_add(struct cqpool_bench_ledger *l, unsigned int i,
  * Return: 0, -ENOSPC if nothing had room, or -EAGAIN (and nothing
  * reserved) if it landed on another CQ.
  */
-int cqpool_bench_ledger_reserve(struct cqpool_bench_ledger *l, unsigned int i,
-				unsigned int nr)
+int cqh_bench_ledger_reserve(struct cqh_bench_ledger *l, unsigned int i,
+			     unsigned int nr)
 {
 	struct cqp_cq *cq = cqp_pool_try_reserve(l->pool, l->cqs[i].vec, nr);
 
@@ -97,23 +97,23 @@ int cqpool_bench_ledger_reserve(struct cqpool_bench_ledger *l, unsigned int i,
 }
 
 /**
- * cqpool_bench_ledger_release() - give back a reservation on a CQ
+ * cqh_bench_ledger_release() - give back a reservation on a CQ
  * @l: the ledger
  * @i: the CQ's slot
  * @nr: entries, as reserved
  *
  * Context: process context.
  */
-void cqpool_bench_ledger_release(struct cqpool_bench_ledger *l, unsigned int i,
-				 unsigned int nr)
+void cqh_bench_ledger_release(struct cqh_bench_ledger *l, unsigned int i,
+			      unsigned int nr)
 {
 	WARN_ON(cqp_pool_release(l->pool, &l->cqs[i], nr, get_jiffies_64()));
 }
 
 /**
- * cqpool_bench_ledger_cycle() - @n reservations, then their releases
+ * cqh_bench_ledger_cycle() - @n reservations, then their releases
  * @l: the ledger
- * @n: reservations, at most CQPOOL_BENCH_BATCH
+ * @n: reservations, at most CQH_BENCH_BATCH
  * @nr: entries of each
  * @get_ns: the reservations' time is added here
  * @put_ns: the releases' time is added here
@@ -126,8 +126,8 @@ void cqpool_bench_ledger_release(struct cqpool_bench_ledger *l, unsigned int i,
  * Return: 0, -EINVAL for more than a batch, or -ENOSPC if a reservation
  * found no room (the run's room holds a batch, so it never does).
  */
-int cqpool_bench_ledger_cycle(struct cqpool_bench_ledger *l, unsigned int n,
-			      unsigned int nr, u64 *get_ns, u64 *put_ns)
+int cqh_bench_ledger_cycle(struct cqh_bench_ledger *l, unsigned int n,
+			   unsigned int nr, u64 *get_ns, u64 *put_ns)
 {
 	unsigned int got, i;
 	int ret = 0;
@@ -153,12 +153,12 @@ int cqpool_bench_ledger_cycle(struct cqpool_bench_ledger *l, unsigned int n,
 }
 
 /**
- * cqpool_bench_ledger_exit() - undo cqpool_bench_ledger_init()
+ * cqh_bench_ledger_exit() - undo cqh_bench_ledger_init()
  * @l: a ledger whose reservations are all released
  *
  * Context: process context.
  */
-void cqpool_bench_ledger_exit(struct cqpool_bench_ledger *l)
+void cqh_bench_ledger_exit(struct cqh_bench_ledger *l)
 {
 	if (!l->pool)
 		return;

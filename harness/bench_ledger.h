@@ -2,41 +2,41 @@
 /*
  * The pool ledger alone, for CQPOOL_BENCH_F_LEDGER (bench_ledger.c).
  */
-#ifndef CQPOOL_BENCH_LEDGER_H
-#define CQPOOL_BENCH_LEDGER_H
+#ifndef CQH_BENCH_LEDGER_H
+#define CQH_BENCH_LEDGER_H
 
 #include <linux/types.h>
 
 #include "core/pool.h"
 
 /* Calls per clock pair in GET_PUT and CHURN, at most (bench.c). */
-#define CQPOOL_BENCH_BATCH	64
+#define CQH_BENCH_BATCH	64
 
 /**
- * struct cqpool_bench_ledger - a ledger like a run's pool
+ * struct cqh_bench_ledger - a ledger like a run's pool
  * @pool: the ledger, the harness's own build of the core
  * @nvec: its vectors
  * @cqs: its CQs' records, in the run's order of its CQs
  * @held: the reservations of the batch being timed
  */
-struct cqpool_bench_ledger {
+struct cqh_bench_ledger {
 	struct cqp_pool *pool;
 	unsigned int nvec;
 	struct cqp_cq *cqs;
-	struct cqp_cq *held[CQPOOL_BENCH_BATCH];
+	struct cqp_cq *held[CQH_BENCH_BATCH];
 };
 
-int cqpool_bench_ledger_init(struct cqpool_bench_ledger *l, unsigned int nvec,
-			     unsigned int max_cqe, unsigned int cq_size,
+int cqh_bench_ledger_init(struct cqh_bench_ledger *l, unsigned int nvec,
+			  unsigned int max_cqe, unsigned int cq_size,
 			     unsigned int ncqs);
-int cqpool_bench_ledger_add(struct cqpool_bench_ledger *l, unsigned int i,
-			    unsigned int vec, unsigned int size);
-int cqpool_bench_ledger_reserve(struct cqpool_bench_ledger *l, unsigned int i,
-				unsigned int nr);
-void cqpool_bench_ledger_release(struct cqpool_bench_ledger *l, unsigned int i,
-				 unsigned int nr);
-int cqpool_bench_ledger_cycle(struct cqpool_bench_ledger *l, unsigned int n,
-			      unsigned int nr, u64 *get_ns, u64 *put_ns);
-void cqpool_bench_ledger_exit(struct cqpool_bench_ledger *l);
+int cqh_bench_ledger_add(struct cqh_bench_ledger *l, unsigned int i,
+			 unsigned int vec, unsigned int size);
+int cqh_bench_ledger_reserve(struct cqh_bench_ledger *l, unsigned int i,
+			     unsigned int nr);
+void cqh_bench_ledger_release(struct cqh_bench_ledger *l, unsigned int i,
+			      unsigned int nr);
+int cqh_bench_ledger_cycle(struct cqh_bench_ledger *l, unsigned int n,
+			   unsigned int nr, u64 *get_ns, u64 *put_ns);
+void cqh_bench_ledger_exit(struct cqh_bench_ledger *l);
 
-#endif /* CQPOOL_BENCH_LEDGER_H */
+#endif /* CQH_BENCH_LEDGER_H */

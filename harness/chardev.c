@@ -8,21 +8,21 @@
 #include <linux/fs.h>
 #include <linux/miscdevice.h>
 #include <linux/uaccess.h>
-#include <uapi/linux/cqpool.h>
+#include "uapi/linux/cqpool.h"
 
 #include <cqpool/cqpool.h>
 
-#include "cqpool_harness.h"
+#include "testing.h"
 #include "session.h"
 
 /* Every argument starts with its size and flags. */
-struct cqpool_arg_head {
+struct cqh_arg_head {
 	__u32 size;
 	__u32 flags;
 };
 
 /**
- * struct cqpool_cmd - an ioctl command
+ * struct cqh_cmd - an ioctl command
  * @cmd: its number, with the size of the struct this module knows
  * @min_size: the size of the first version of its struct (*_SIZE_VER0)
  * @flags: the flags it knows
@@ -34,19 +34,19 @@ struct cqpool_arg_head {
  *	not stay behind
  * @id: offset of the made object's id in the argument
  */
-struct cqpool_cmd {
+struct cqh_cmd {
 	unsigned int cmd;
 	size_t min_size;
 	u32 flags;
 	size_t reserved;
-	int (*run)(struct cqpool_session *s, void *arg);
-	int (*undo)(struct cqpool_session *s, void *arg);
+	int (*run)(struct cqh_session *s, void *arg);
+	int (*undo)(struct cqh_session *s, void *arg);
 	size_t id;
 };
 
 /* Room for the argument of any command. */
-union cqpool_args {
-	struct cqpool_arg_head head;
+union cqh_args {
+	struct cqh_arg_head head;
 	struct cqpool_version version;
 	struct cqpool_pool_create pool_create;
 	struct cqpool_destroy destroy;
@@ -60,7 +60,7 @@ union cqpool_args {
 	struct cqpool_bench bench;
 };
 
-static int cqpool_version(struct cqpool_session *s, void *arg)
+static int cqpool_version(struct cqh_session *s, void *arg)
 {
 	struct cqpool_version *v = arg;
 
@@ -70,25 +70,25 @@ static int cqpool_version(struct cqpool_session *s, void *arg)
 	return 0;
 }
 
-#define CQPOOL_CMD_COMMON(_cmd, _type, _ver0, _flags, _run)		\
+#define CQH_CMD_COMMON(_cmd, _type, _ver0, _flags, _run)		\
 	.cmd = _cmd,							\
-	.min_size = (_ver0) + CQPOOL_CMD_FITS(_type),			\
+	.min_size = (_ver0) + CQH_CMD_FITS(_type),			\
 	.flags = _flags,						\
 	.reserved = offsetof(_type, reserved),				\
 	.run = _run
 
-#define CQPOOL_CMD(_cmd, _type, _ver0, _flags, _run) \
-	{ CQPOOL_CMD_COMMON(_cmd, _type, _ver0, _flags, _run) }
+#define CQH_CMD(_cmd, _type, _ver0, _flags, _run) \
+	{ CQH_CMD_COMMON(_cmd, _type, _ver0, _flags, _run) }
 
-#define CQPOOL_CMD_MAKES(_cmd, _type, _ver0, _flags, _run, _undo) {	\
-	CQPOOL_CMD_COMMON(_cmd, _type, _ver0, _flags, _run),		\
+#define CQH_CMD_MAKES(_cmd, _type, _ver0, _flags, _run, _undo) {	\
+	CQH_CMD_COMMON(_cmd, _type, _ver0, _flags, _run),		\
 	.undo = _undo,							\
 	.id = offsetof(_type, id),					\
 }
 
-/* Each command's struct must fit union cqpool_args. */
-#define CQPOOL_CMD_FITS(_type) \
-	BUILD_BUG_ON_ZERO(sizeof(_type) > sizeof(union cqpool_args))
+/* Each command's struct must fit union cqh_args. */
+#define CQH_CMD_FITS(_type) \
+	BUILD_BUG_ON_ZERO(sizeof(_type) > sizeof(union cqh_args))
 
 /* No struct is smaller than its first version. */
 static_assert(sizeof(struct cqpool_version) >= CQPOOL_VERSION_SIZE_VER0);
@@ -107,51 +107,51 @@ static_assert(sizeof(struct cqpool_traffic) >= CQPOOL_TRAFFIC_SIZE_VER0);
 static_assert(sizeof(struct cqpool_trigger) >= CQPOOL_TRIGGER_SIZE_VER0);
 static_assert(sizeof(struct cqpool_bench) >= CQPOOL_BENCH_SIZE_VER0);
 
-static const struct cqpool_cmd cqpool_cmds[] = {
-	CQPOOL_CMD(CQPOOL_IOC_VERSION, struct cqpool_version,
-		   CQPOOL_VERSION_SIZE_VER0, 0, cqpool_version),
-	CQPOOL_CMD_MAKES(CQPOOL_IOC_POOL_CREATE, struct cqpool_pool_create,
-			 CQPOOL_POOL_CREATE_SIZE_VER0,
+static const struct cqh_cmd cqh_cmds[] = {
+	CQH_CMD(CQPOOL_IOC_VERSION, struct cqpool_version,
+		CQPOOL_VERSION_SIZE_VER0, 0, cqpool_version),
+	CQH_CMD_MAKES(CQPOOL_IOC_POOL_CREATE, struct cqpool_pool_create,
+		      CQPOOL_POOL_CREATE_SIZE_VER0,
 			 CQPOOL_POOL_NO_SHRINK | CQPOOL_POOL_NO_RESIZE |
-			 CQPOOL_POOL_RESIZE, cqpool_session_pool_create,
-			 cqpool_session_pool_destroy),
-	CQPOOL_CMD(CQPOOL_IOC_POOL_DESTROY, struct cqpool_destroy,
-		   CQPOOL_DESTROY_SIZE_VER0, 0, cqpool_session_pool_destroy),
-	CQPOOL_CMD_MAKES(CQPOOL_IOC_CQ_GET, struct cqpool_cq_get,
-			 CQPOOL_CQ_GET_SIZE_VER0,
+			 CQPOOL_POOL_RESIZE, cqh_session_pool_create,
+			 cqh_session_pool_destroy),
+	CQH_CMD(CQPOOL_IOC_POOL_DESTROY, struct cqpool_destroy,
+		CQPOOL_DESTROY_SIZE_VER0, 0, cqh_session_pool_destroy),
+	CQH_CMD_MAKES(CQPOOL_IOC_CQ_GET, struct cqpool_cq_get,
+		      CQPOOL_CQ_GET_SIZE_VER0,
 			 CQPOOL_CQ_GET_SHARED | CQPOOL_CQ_GET_UPSTREAM |
 			 CQPOOL_CQ_GET_HOOK | CQPOOL_CQ_GET_TAKEN_OVER,
-			 cqpool_session_cq_get,
-			 cqpool_session_cq_put),
-	CQPOOL_CMD(CQPOOL_IOC_CQ_PUT, struct cqpool_destroy,
-		   CQPOOL_DESTROY_SIZE_VER0, 0, cqpool_session_cq_put),
-	CQPOOL_CMD_MAKES(CQPOOL_IOC_EVENTS_WATCH, struct cqpool_events_watch,
-			 CQPOOL_EVENTS_WATCH_SIZE_VER0, 0,
-			 cqpool_session_events_watch,
-			 cqpool_session_events_unwatch),
-	CQPOOL_CMD(CQPOOL_IOC_EVENTS_UNWATCH, struct cqpool_destroy,
-		   CQPOOL_DESTROY_SIZE_VER0, 0, cqpool_session_events_unwatch),
-	CQPOOL_CMD(CQPOOL_IOC_EVENTS_READ, struct cqpool_events_read,
-		   CQPOOL_EVENTS_READ_SIZE_VER0, 0, cqpool_session_events_read),
-	CQPOOL_CMD(CQPOOL_IOC_LIST, struct cqpool_list, CQPOOL_LIST_SIZE_VER0,
-		   0, cqpool_session_list),
-	CQPOOL_CMD_MAKES(CQPOOL_IOC_CONN_CREATE, struct cqpool_conn_create,
-			 CQPOOL_CONN_CREATE_SIZE_VER0, 0,
-			 cqpool_session_conn_create,
-			 cqpool_session_conn_destroy),
-	CQPOOL_CMD(CQPOOL_IOC_CONN_DESTROY, struct cqpool_destroy,
-		   CQPOOL_DESTROY_SIZE_VER0, 0, cqpool_session_conn_destroy),
-	CQPOOL_CMD(CQPOOL_IOC_TRAFFIC, struct cqpool_traffic,
-		   CQPOOL_TRAFFIC_SIZE_VER0, 0, cqpool_session_traffic),
-	CQPOOL_CMD(CQPOOL_IOC_TRIGGER, struct cqpool_trigger,
-		   CQPOOL_TRIGGER_SIZE_VER0, 0, cqpool_session_trigger),
-	CQPOOL_CMD(CQPOOL_IOC_BENCH, struct cqpool_bench,
-		   CQPOOL_BENCH_SIZE_VER0,
+			 cqh_session_cq_get,
+			 cqh_session_cq_put),
+	CQH_CMD(CQPOOL_IOC_CQ_PUT, struct cqpool_destroy,
+		CQPOOL_DESTROY_SIZE_VER0, 0, cqh_session_cq_put),
+	CQH_CMD_MAKES(CQPOOL_IOC_EVENTS_WATCH, struct cqpool_events_watch,
+		      CQPOOL_EVENTS_WATCH_SIZE_VER0, 0,
+			 cqh_session_events_watch,
+			 cqh_session_events_unwatch),
+	CQH_CMD(CQPOOL_IOC_EVENTS_UNWATCH, struct cqpool_destroy,
+		CQPOOL_DESTROY_SIZE_VER0, 0, cqh_session_events_unwatch),
+	CQH_CMD(CQPOOL_IOC_EVENTS_READ, struct cqpool_events_read,
+		CQPOOL_EVENTS_READ_SIZE_VER0, 0, cqh_session_events_read),
+	CQH_CMD(CQPOOL_IOC_LIST, struct cqpool_list, CQPOOL_LIST_SIZE_VER0,
+		0, cqh_session_list),
+	CQH_CMD_MAKES(CQPOOL_IOC_CONN_CREATE, struct cqpool_conn_create,
+		      CQPOOL_CONN_CREATE_SIZE_VER0, 0,
+			 cqh_session_conn_create,
+			 cqh_session_conn_destroy),
+	CQH_CMD(CQPOOL_IOC_CONN_DESTROY, struct cqpool_destroy,
+		CQPOOL_DESTROY_SIZE_VER0, 0, cqh_session_conn_destroy),
+	CQH_CMD(CQPOOL_IOC_TRAFFIC, struct cqpool_traffic,
+		CQPOOL_TRAFFIC_SIZE_VER0, 0, cqh_session_traffic),
+	CQH_CMD(CQPOOL_IOC_TRIGGER, struct cqpool_trigger,
+		CQPOOL_TRIGGER_SIZE_VER0, 0, cqh_session_trigger),
+	CQH_CMD(CQPOOL_IOC_BENCH, struct cqpool_bench,
+		CQPOOL_BENCH_SIZE_VER0,
 		   CQPOOL_BENCH_F_SHARED | CQPOOL_BENCH_F_NO_RESIZE |
 			   CQPOOL_BENCH_F_RESIZE | CQPOOL_BENCH_F_TAKEOVER |
 			   CQPOOL_BENCH_F_TAKEOVER_DIRECT |
 			   CQPOOL_BENCH_F_LEDGER,
-		   cqpool_bench_run),
+		   cqh_bench_run),
 };
 
 /*
@@ -159,8 +159,8 @@ static const struct cqpool_cmd cqpool_cmds[] = {
  * the caller; another thread of the same file may have guessed it and
  * destroyed it first, which leaves nothing to do.
  */
-static void cqpool_undo(const struct cqpool_cmd *c, struct cqpool_session *s,
-			const void *karg)
+static void cqh_undo(const struct cqh_cmd *c, struct cqh_session *s,
+		     const void *karg)
 {
 	struct cqpool_destroy d = { .size = sizeof(d) };
 
@@ -169,7 +169,7 @@ static void cqpool_undo(const struct cqpool_cmd *c, struct cqpool_session *s,
 }
 
 /* Two commands are the same when only the size they encode differs. */
-static bool cqpool_cmd_is(unsigned int cmd, unsigned int known)
+static bool cqh_cmd_is(unsigned int cmd, unsigned int known)
 {
 	const unsigned int mask = ~(_IOC_SIZEMASK << _IOC_SIZESHIFT);
 
@@ -182,11 +182,11 @@ static bool cqpool_cmd_is(unsigned int cmd, unsigned int known)
  * one is accepted when its tail (what this module does not know) is
  * zero.  Unknown flags and non-zero reserved fields are refused.
  */
-static long cqpool_run(const struct cqpool_cmd *c, unsigned int cmd,
-		       struct cqpool_session *s, void __user *uarg)
+static long cqh_run(const struct cqh_cmd *c, unsigned int cmd,
+		    struct cqh_session *s, void __user *uarg)
 {
 	size_t ksize = _IOC_SIZE(c->cmd), usize = _IOC_SIZE(cmd);
-	union cqpool_args karg;
+	union cqh_args karg;
 	int ret;
 
 	if (usize < c->min_size)
@@ -203,7 +203,7 @@ static long cqpool_run(const struct cqpool_cmd *c, unsigned int cmd,
 		return ret;
 	if (copy_to_user(uarg, &karg, min(ksize, usize))) {
 		if (c->undo)
-			cqpool_undo(c, s, &karg);
+			cqh_undo(c, s, &karg);
 		return -EFAULT;
 	}
 	return 0;
@@ -214,59 +214,59 @@ static long cqpool_run(const struct cqpool_cmd *c, unsigned int cmd,
  * passed to another process, or kept across a drop of privilege, does
  * not keep what it could do.
  */
-static long cqpool_ioctl(struct file *file, unsigned int cmd,
-			 unsigned long arg)
+static long cqh_ioctl(struct file *file, unsigned int cmd,
+		      unsigned long arg)
 {
 	int i;
 
 	if (!capable(CAP_SYS_ADMIN))
 		return -EPERM;
-	for (i = 0; i < ARRAY_SIZE(cqpool_cmds); i++)
-		if (cqpool_cmd_is(cmd, cqpool_cmds[i].cmd))
-			return cqpool_run(&cqpool_cmds[i], cmd,
+	for (i = 0; i < ARRAY_SIZE(cqh_cmds); i++)
+		if (cqh_cmd_is(cmd, cqh_cmds[i].cmd))
+			return cqh_run(&cqh_cmds[i], cmd,
 					  file->private_data,
 					  (void __user *)arg);
 	return -ENOTTY;
 }
 
-static int cqpool_open(struct inode *inode, struct file *file)
+static int cqh_open(struct inode *inode, struct file *file)
 {
 	/* The mode already says root only; a root without the cap is refused too. */
 	if (!capable(CAP_SYS_ADMIN))
 		return -EPERM;
-	file->private_data = cqpool_session_create();
+	file->private_data = cqh_session_create();
 	if (!file->private_data)
 		return -ENOMEM;
 	return nonseekable_open(inode, file);
 }
 
-static int cqpool_release(struct inode *inode, struct file *file)
+static int cqh_release(struct inode *inode, struct file *file)
 {
-	cqpool_session_destroy(file->private_data);
+	cqh_session_destroy(file->private_data);
 	return 0;
 }
 
-static const struct file_operations cqpool_fops = {
+static const struct file_operations cqh_fops = {
 	.owner = THIS_MODULE,
-	.open = cqpool_open,
-	.release = cqpool_release,
-	.unlocked_ioctl = cqpool_ioctl,
+	.open = cqh_open,
+	.release = cqh_release,
+	.unlocked_ioctl = cqh_ioctl,
 	.compat_ioctl = compat_ptr_ioctl,
 };
 
-static struct miscdevice cqpool_miscdev = {
+static struct miscdevice cqh_miscdev = {
 	.minor = MISC_DYNAMIC_MINOR,
 	.name = "cqpool",
-	.fops = &cqpool_fops,
+	.fops = &cqh_fops,
 	.mode = 0600,
 };
 
-int cqpool_chardev_init(void)
+int cqh_chardev_init(void)
 {
-	return misc_register(&cqpool_miscdev);
+	return misc_register(&cqh_miscdev);
 }
 
-void cqpool_chardev_exit(void)
+void cqh_chardev_exit(void)
 {
-	misc_deregister(&cqpool_miscdev);
+	misc_deregister(&cqh_miscdev);
 }

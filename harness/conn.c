@@ -13,25 +13,24 @@
 #include <linux/inetdevice.h>
 #include <linux/netdevice.h>
 #include <linux/slab.h>
-#include <kunit/visibility.h>
 #include <linux/ktime.h>
 
 #include <cqpool/cqpool.h>
 
 #include "conn.h"
-#include "cqpool_harness.h"
+#include "testing.h"
 
-#define CQPOOL_CONN_TIMEOUT	msecs_to_jiffies(10000)
-#define CQPOOL_RESOLVE_MS	2000
+#define CQH_CONN_TIMEOUT	msecs_to_jiffies(10000)
+#define CQH_RESOLVE_MS	2000
 
 /**
- * cqpool_device_ipv4() - the IPv4 address of the netdev under a device
+ * cqh_device_ipv4() - the IPv4 address of the netdev under a device
  * @dev: an RDMA device
  *
  * Context: any.
  * Return: the first address of the first netdev of @dev, or 0.
  */
-__be32 cqpool_device_ipv4(struct ib_device *dev)
+__be32 cqh_device_ipv4(struct ib_device *dev)
 {
 	struct net_device *nd;
 	__be32 addr = 0;
@@ -56,37 +55,37 @@ __be32 cqpool_device_ipv4(struct ib_device *dev)
 	rcu_read_unlock();
 	return addr;
 }
-EXPORT_SYMBOL_IF_KUNIT(cqpool_device_ipv4);
+EXPORT_SYMBOL_NS_GPL(cqh_device_ipv4, CQPOOL_HARNESS);
 
-static void cqpool_conn_qp_event(struct ib_event *event, void *context)
+static void cqh_conn_qp_event(struct ib_event *event, void *context)
 {
-	struct cqpool_conn *c = ((struct cqpool_conn_end *)context)->conn;
+	struct cqh_conn *c = ((struct cqh_conn_end *)context)->conn;
 
 	atomic64_inc(&c->qp_events);
 	if (event->event == IB_EVENT_QP_FATAL ||
 	    event->event == IB_EVENT_QP_REQ_ERR ||
 	    event->event == IB_EVENT_QP_ACCESS_ERR)
-		set_bit(CQPOOL_CONN_BROKEN, &c->flags);
+		set_bit(CQH_CONN_BROKEN, &c->flags);
 }
 
 /*
  * Atomic context: under the CQ's hook lock.  DEVICE_FATAL (the device is
  * going) stops traffic, so that the session can give the connection back.
  */
-static void cqpool_conn_cq_event(struct cqpool_hook *hook,
-				 const struct ib_event *event)
+static void cqh_conn_cq_event(struct cqpool_hook *hook,
+			      const struct ib_event *event)
 {
-	struct cqpool_conn *c = container_of(hook, struct cqpool_conn_end,
+	struct cqh_conn *c = container_of(hook, struct cqh_conn_end,
 					     hook)->conn;
 
 	atomic64_inc(&c->cq_events);
 	if (event->event == IB_EVENT_DEVICE_FATAL)
-		set_bit(CQPOOL_CONN_BROKEN, &c->flags);
+		set_bit(CQH_CONN_BROKEN, &c->flags);
 }
 
 /* cqpool's CQs carry a hook for their events; the others have none. */
-static struct cqpool_hook *cqpool_conn_hook(struct cqpool_conn *c,
-					    struct cqpool_conn_end *end)
+static struct cqpool_hook *cqh_conn_hook(struct cqh_conn *c,
+					 struct cqh_conn_end *end)
 {
 	return c->mode == CQPOOL_CQ_POOL ? &end->hook : NULL;
 }
@@ -97,11 +96,11 @@ static struct cqpool_hook *cqpool_conn_hook(struct cqpool_conn *c,
  * device until the session lets go of the connection, which it does when
  * the device is removed.  No PD has a global rkey: RDMA WRITE traffic
  * reaches the server's buffer through its own registration
- * (cqpool_conn_register()), and nothing else.
+ * (cqh_conn_register()), and nothing else.
  */
-static int cqpool_conn_create_qp(struct cqpool_conn_end *end)
+static int cqh_conn_create_qp(struct cqh_conn_end *end)
 {
-	struct cqpool_conn *c = end->conn;
+	struct cqh_conn *c = end->conn;
 	struct ib_device *dev = end->id->device;
 	struct ib_qp_init_attr init = c->init;
 	int ret;
@@ -112,13 +111,13 @@ static int cqpool_conn_create_qp(struct cqpool_conn_end *end)
 		end->pd = NULL;
 		return ret;
 	}
-	ret = cqpool_cq_source_init(&end->src, c->mode, dev, c->pool,
-				    c->poll_ctx);
+	ret = cqh_cq_source_init(&end->src, c->mode, dev, c->pool,
+				 c->poll_ctx);
 	if (ret)
 		return ret;
-	end->hook.handler = cqpool_conn_cq_event;
-	end->cq = cqpool_cq_source_get(&end->src, c->nr_cqe, c->vector_hint,
-				       cqpool_conn_hook(c, end));
+	end->hook.handler = cqh_conn_cq_event;
+	end->cq = cqh_cq_source_get(&end->src, c->nr_cqe, c->vector_hint,
+				    cqh_conn_hook(c, end));
 	if (IS_ERR(end->cq)) {
 		ret = PTR_ERR(end->cq);
 		end->cq = NULL;
@@ -130,27 +129,27 @@ static int cqpool_conn_create_qp(struct cqpool_conn_end *end)
 	return rdma_create_qp(end->id, end->pd, &init);
 }
 
-static const struct rdma_conn_param cqpool_conn_param = {
+static const struct rdma_conn_param cqh_conn_param = {
 	.responder_resources = 1,
 	.initiator_depth = 1,
 	.retry_count = 7,
 	.rnr_retry_count = 7,
 };
 
-static int cqpool_conn_cm_event(struct rdma_cm_id *id,
-				struct rdma_cm_event *ev)
+static int cqh_conn_cm_event(struct rdma_cm_id *id,
+			     struct rdma_cm_event *ev)
 {
-	struct rdma_conn_param param = cqpool_conn_param;
-	struct cqpool_conn_end *end = id->context;
-	struct cqpool_conn *c = end->conn;
+	struct rdma_conn_param param = cqh_conn_param;
+	struct cqh_conn_end *end = id->context;
+	struct cqh_conn *c = end->conn;
 	int ret = 0;
 
 	switch (ev->event) {
 	case RDMA_CM_EVENT_ADDR_RESOLVED:
-		ret = rdma_resolve_route(id, CQPOOL_RESOLVE_MS);
+		ret = rdma_resolve_route(id, CQH_RESOLVE_MS);
 		break;
 	case RDMA_CM_EVENT_ROUTE_RESOLVED:
-		ret = cqpool_conn_create_qp(end);
+		ret = cqh_conn_create_qp(end);
 		param.private_data = &c->cookie;
 		param.private_data_len = sizeof(c->cookie);
 		if (!ret)
@@ -170,7 +169,7 @@ static int cqpool_conn_cm_event(struct rdma_cm_id *id,
 			return -EBUSY;
 		end->id = id;
 		id->context = end;
-		ret = cqpool_conn_create_qp(end);
+		ret = cqh_conn_create_qp(end);
 		if (!ret)
 			ret = rdma_accept(id, &param);
 		break;
@@ -182,12 +181,12 @@ static int cqpool_conn_cm_event(struct rdma_cm_id *id,
 	case RDMA_CM_EVENT_TIMEWAIT_EXIT:
 		return 0;
 	case RDMA_CM_EVENT_REJECTED:
-		set_bit(CQPOOL_CONN_BROKEN, &c->flags);
+		set_bit(CQH_CONN_BROKEN, &c->flags);
 		ret = -ECONNREFUSED;
 		break;
 	default:
 		/* Unreachable, address or route error, device removal, ... */
-		set_bit(CQPOOL_CONN_BROKEN, &c->flags);
+		set_bit(CQH_CONN_BROKEN, &c->flags);
 		ret = ev->status < 0 ? ev->status : -EHOSTUNREACH;
 		break;
 	}
@@ -201,28 +200,28 @@ static int cqpool_conn_cm_event(struct rdma_cm_id *id,
 
 /*
  * The CM calls this from its own work, which a killed or timed-out
- * connect does not wait for: once cqpool_conn_destroy() has marked the
+ * connect does not wait for: once cqh_conn_destroy() has marked the
  * connection dying under @cm_lock, no handler is making anything and
  * none will, so what the handlers made can be taken apart.
  */
-static int cqpool_conn_cm_handler(struct rdma_cm_id *id,
-				  struct rdma_cm_event *ev)
+static int cqh_conn_cm_handler(struct rdma_cm_id *id,
+			       struct rdma_cm_event *ev)
 {
-	struct cqpool_conn *c = ((struct cqpool_conn_end *)id->context)->conn;
+	struct cqh_conn *c = ((struct cqh_conn_end *)id->context)->conn;
 	int ret = 0;
 
 	mutex_lock(&c->cm_lock);
 	if (!c->dying)
-		ret = cqpool_conn_cm_event(id, ev);
+		ret = cqh_conn_cm_event(id, ev);
 	else if (ev->event == RDMA_CM_EVENT_CONNECT_REQUEST)
 		ret = -ECONNREFUSED;	/* the CM destroys the new id */
 	mutex_unlock(&c->cm_lock);
 	return ret;
 }
 
-/* Undoes cqpool_conn_create_qp() and destroys the end's CM id. */
-static void cqpool_conn_end_release(struct cqpool_conn *c,
-				    struct cqpool_conn_end *end)
+/* Undoes cqh_conn_create_qp() and destroys the end's CM id. */
+static void cqh_conn_end_release(struct cqh_conn *c,
+				 struct cqh_conn_end *end)
 {
 	struct ib_device *dev = end->id ? end->id->device : NULL;
 
@@ -234,10 +233,10 @@ static void cqpool_conn_end_release(struct cqpool_conn *c,
 	if (end->mr)
 		ib_dereg_mr(end->mr);
 	if (end->cq)
-		cqpool_cq_source_put(&end->src, end->cq, c->nr_cqe,
-				     cqpool_conn_hook(c, end));
+		cqh_cq_source_put(&end->src, end->cq, c->nr_cqe,
+				  cqh_conn_hook(c, end));
 	end->cq = NULL;
-	cqpool_cq_source_exit(&end->src);
+	cqh_cq_source_exit(&end->src);
 	if (end->buf) {
 		ib_dma_unmap_single(dev, end->dma, c->buf_size,
 				    DMA_BIDIRECTIONAL);
@@ -251,31 +250,31 @@ static void cqpool_conn_end_release(struct cqpool_conn *c,
 }
 
 /**
- * cqpool_conn_device_gone() - whether a connection's device is going
+ * cqh_conn_device_gone() - whether a connection's device is going
  * @c: the connection
  *
- * Context: process context; not concurrently with cqpool_conn_destroy().
+ * Context: process context; not concurrently with cqh_conn_destroy().
  * Return: true once cqpool no longer serves the device of either end.
  */
-bool cqpool_conn_device_gone(struct cqpool_conn *c)
+bool cqh_conn_device_gone(struct cqh_conn *c)
 {
-	const struct cqpool_conn_end *ends[] = { &c->client, &c->server };
+	const struct cqh_conn_end *ends[] = { &c->client, &c->server };
 	int i;
 
 	for (i = 0; i < ARRAY_SIZE(ends); i++)
 		if (ends[i]->id && ends[i]->id->device &&
-		    !cqpool_device_served(ends[i]->id->device))
+		    !cqpool_test_device_served(ends[i]->id->device))
 			return true;
 	return false;
 }
 
 /**
- * cqpool_conn_destroy() - disconnect and free a connection
+ * cqh_conn_destroy() - disconnect and free a connection
  * @c: the connection, connected or half made
  *
  * Context: process context; sleeps until its QPs are drained.
  */
-void cqpool_conn_destroy(struct cqpool_conn *c)
+void cqh_conn_destroy(struct cqh_conn *c)
 {
 	mutex_lock(&c->cm_lock);
 	c->dying = true;
@@ -285,14 +284,14 @@ void cqpool_conn_destroy(struct cqpool_conn *c)
 		rdma_destroy_id(c->listen);
 	if (c->client.id && c->client.id->qp)
 		rdma_disconnect(c->client.id);
-	cqpool_conn_end_release(c, &c->client);
-	cqpool_conn_end_release(c, &c->server);
+	cqh_conn_end_release(c, &c->client);
+	cqh_conn_end_release(c, &c->server);
 	kfree(c);
 }
 
 /* Gives @end its traffic buffer, mapped for either direction. */
-static int cqpool_conn_buffer(struct cqpool_conn *c,
-			      struct cqpool_conn_end *end)
+static int cqh_conn_buffer(struct cqh_conn *c,
+			   struct cqh_conn_end *end)
 {
 	struct ib_device *dev = end->id->device;
 
@@ -309,10 +308,10 @@ static int cqpool_conn_buffer(struct cqpool_conn *c,
 	return 0;
 }
 
-static void cqpool_conn_reg_done(struct ib_cq *cq, struct ib_wc *wc)
+static void cqh_conn_reg_done(struct ib_cq *cq, struct ib_wc *wc)
 {
-	struct cqpool_conn_end *end = container_of(wc->wr_cqe,
-						   struct cqpool_conn_end,
+	struct cqh_conn_end *end = container_of(wc->wr_cqe,
+						   struct cqh_conn_end,
 						   reg_cqe);
 
 	end->reg_status = wc->status;
@@ -323,8 +322,8 @@ static void cqpool_conn_reg_done(struct ib_cq *cq, struct ib_wc *wc)
  * Registers @end's buffer, and only it, for the peer's RDMA WRITEs: a
  * fast registration on @end's own QP, whose completion is waited for.
  */
-static int cqpool_conn_register(struct cqpool_conn *c,
-				struct cqpool_conn_end *end)
+static int cqh_conn_register(struct cqh_conn *c,
+			     struct cqh_conn_end *end)
 {
 	struct ib_reg_wr wr = {
 		.wr.opcode = IB_WR_REG_MR,
@@ -347,7 +346,7 @@ static int cqpool_conn_register(struct cqpool_conn *c,
 	sg_dma_len(&sg) = c->buf_size;
 	if (ib_map_mr_sg(end->mr, &sg, 1, NULL, PAGE_SIZE) != 1)
 		return -EINVAL;
-	end->reg_cqe.done = cqpool_conn_reg_done;
+	end->reg_cqe.done = cqh_conn_reg_done;
 	init_completion(&end->reg_done);
 	wr.mr = end->mr;
 	wr.key = end->mr->rkey;
@@ -355,14 +354,14 @@ static int cqpool_conn_register(struct cqpool_conn *c,
 	if (ret)
 		return ret;
 	/* On a timeout, the drain of the connection's release flushes it. */
-	if (!wait_for_completion_timeout(&end->reg_done, CQPOOL_CONN_TIMEOUT))
+	if (!wait_for_completion_timeout(&end->reg_done, CQH_CONN_TIMEOUT))
 		return -ETIMEDOUT;
 	return end->reg_status == IB_WC_SUCCESS ? 0 : -EIO;
 }
 
 /* The IPv4 address of device @name, with its max_cqe; 0 if none. */
-static int cqpool_conn_addr(const char *name, unsigned int nr_cqe,
-			    struct sockaddr_in *sin)
+static int cqh_conn_addr(const char *name, unsigned int nr_cqe,
+			 struct sockaddr_in *sin)
 {
 	struct ib_device *dev;
 	int ret = 0;
@@ -371,7 +370,7 @@ static int cqpool_conn_addr(const char *name, unsigned int nr_cqe,
 	if (!dev)
 		return -ENODEV;
 	sin->sin_family = AF_INET;
-	sin->sin_addr.s_addr = cqpool_device_ipv4(dev);
+	sin->sin_addr.s_addr = cqh_device_ipv4(dev);
 	if (nr_cqe > dev->attrs.max_cqe)
 		ret = -EINVAL;
 	else if (!sin->sin_addr.s_addr)
@@ -380,8 +379,8 @@ static int cqpool_conn_addr(const char *name, unsigned int nr_cqe,
 	return ret;
 }
 
-static bool cqpool_conn_valid(const struct cqpool_conn_create *a,
-			      struct cqpool *pool)
+static bool cqh_conn_valid(const struct cqpool_conn_create *a,
+			   struct cqpool *pool)
 {
 	return a->cq_mode <= CQPOOL_CQ_PER_QP &&
 	       a->poll_ctx <= CQPOOL_POLL_UNBOUND_WORKQUEUE &&
@@ -406,16 +405,16 @@ static bool cqpool_conn_valid(const struct cqpool_conn_create *a,
  * IPv4 address, -EBUSY for upstream's pool while cqpool_takeover.ko has
  * it, -ETIMEDOUT, -EINTR, or what the CM or a verb said.
  */
-struct cqpool_conn *cqpool_conn_create(const struct cqpool_conn_create *a,
-				       struct cqpool *pool)
+struct cqh_conn *cqpool_conn_create(const struct cqpool_conn_create *a,
+				    struct cqpool *pool)
 {
 	struct sockaddr_in src = {}, dst = {};
 	u64 start = ktime_get_ns();
-	struct cqpool_conn *c;
+	struct cqh_conn *c;
 	long left;
 	int ret;
 
-	if (!cqpool_conn_valid(a, pool))
+	if (!cqh_conn_valid(a, pool))
 		return ERR_PTR(-EINVAL);
 	c = kzalloc(sizeof(*c), GFP_KERNEL_ACCOUNT);
 	if (!c)
@@ -432,35 +431,35 @@ struct cqpool_conn *cqpool_conn_create(const struct cqpool_conn_create *a,
 	 * teardown (a trigger's work request, a run cut short) would refuse
 	 * it.  6.12's rxe, which flushes from a task, leaves it full then.
 	 */
-	c->init.cap.max_send_wr = a->send_depth + CQPOOL_CONN_DRAIN_WRS;
-	c->init.cap.max_recv_wr = a->recv_depth + CQPOOL_CONN_DRAIN_WRS;
+	c->init.cap.max_send_wr = a->send_depth + CQH_CONN_DRAIN_WRS;
+	c->init.cap.max_recv_wr = a->recv_depth + CQH_CONN_DRAIN_WRS;
 	c->init.cap.max_send_sge = 1;
 	c->init.cap.max_recv_sge = 1;
 	c->init.sq_sig_type = IB_SIGNAL_REQ_WR;
 	c->init.qp_type = IB_QPT_RC;
-	c->init.event_handler = cqpool_conn_qp_event;
+	c->init.event_handler = cqh_conn_qp_event;
 	c->client.conn = c;
 	c->server.conn = c;
 	c->cookie = get_random_u64();
-	cqpool_traffic_init(c);
+	cqh_traffic_init(c);
 	init_completion(&c->connected);
 	mutex_init(&c->cm_lock);
 
-	ret = cqpool_conn_addr(a->device, c->nr_cqe, &src);
+	ret = cqh_conn_addr(a->device, c->nr_cqe, &src);
 	if (!ret)
-		ret = cqpool_conn_addr(a->peer[0] ? a->peer : a->device,
-				       c->nr_cqe, &dst);
+		ret = cqh_conn_addr(a->peer[0] ? a->peer : a->device,
+				    c->nr_cqe, &dst);
 	if (ret)
 		goto out;
 
-	c->listen = rdma_create_id(&init_net, cqpool_conn_cm_handler,
+	c->listen = rdma_create_id(&init_net, cqh_conn_cm_handler,
 				   &c->server, RDMA_PS_TCP, IB_QPT_RC);
 	if (IS_ERR(c->listen)) {
 		ret = PTR_ERR(c->listen);
 		c->listen = NULL;
 		goto out;
 	}
-	c->client.id = rdma_create_id(&init_net, cqpool_conn_cm_handler,
+	c->client.id = rdma_create_id(&init_net, cqh_conn_cm_handler,
 				      &c->client, RDMA_PS_TCP, IB_QPT_RC);
 	if (IS_ERR(c->client.id)) {
 		ret = PTR_ERR(c->client.id);
@@ -477,27 +476,27 @@ struct cqpool_conn *cqpool_conn_create(const struct cqpool_conn_create *a,
 			&c->listen->route.addr.src_addr)->sin_port;
 	ret = rdma_resolve_addr(c->client.id,
 				a->peer[0] ? (struct sockaddr *)&src : NULL,
-				(struct sockaddr *)&dst, CQPOOL_RESOLVE_MS);
+				(struct sockaddr *)&dst, CQH_RESOLVE_MS);
 	if (ret)
 		goto out;
 
 	left = wait_for_completion_killable_timeout(&c->connected,
-						    CQPOOL_CONN_TIMEOUT);
+						    CQH_CONN_TIMEOUT);
 	ret = left < 0 ? -EINTR : !left ? -ETIMEDOUT : c->error;
 	if (!ret && atomic_read(&c->established) != 2)
 		ret = -ECONNREFUSED;
 	if (!ret)
-		ret = cqpool_conn_buffer(c, &c->client);
+		ret = cqh_conn_buffer(c, &c->client);
 	if (!ret)
-		ret = cqpool_conn_buffer(c, &c->server);
+		ret = cqh_conn_buffer(c, &c->server);
 	if (!ret)
-		ret = cqpool_conn_register(c, &c->server);
+		ret = cqh_conn_register(c, &c->server);
 	if (ret)
 		goto out;
 	c->setup_ns = ktime_get_ns() - start;
 	return c;
 out:
-	cqpool_conn_destroy(c);
+	cqh_conn_destroy(c);
 	return ERR_PTR(ret);
 }
 
@@ -508,9 +507,9 @@ out:
  *
  * Context: any; the caller keeps @c alive.
  */
-void cqpool_conn_info(struct cqpool_conn *c, struct cqpool_conn_info *info)
+void cqpool_conn_info(struct cqh_conn *c, struct cqpool_conn_info *info)
 {
-	const struct cqpool_conn_end *ends[] = { &c->client, &c->server };
+	const struct cqh_conn_end *ends[] = { &c->client, &c->server };
 	struct ib_cq *cq[2];
 	int i;
 
@@ -524,7 +523,7 @@ void cqpool_conn_info(struct cqpool_conn *c, struct cqpool_conn_info *info)
 	info->client_cqe = cq[0]->cqe;
 	info->server_cqe = cq[1]->cqe;
 	info->nr_cqe = c->nr_cqe;
-	info->broken = test_bit(CQPOOL_CONN_BROKEN, &c->flags);
+	info->broken = test_bit(CQH_CONN_BROKEN, &c->flags);
 	info->completions = atomic64_read(&c->completions);
 	info->errors = atomic64_read(&c->errors);
 	info->qp_events = atomic64_read(&c->qp_events);
@@ -538,7 +537,7 @@ void cqpool_conn_info(struct cqpool_conn *c, struct cqpool_conn_info *info)
  * next one): a real access error.  Its completion reaches the traffic
  * handler as an error.
  */
-static int cqpool_conn_bad_rkey(struct cqpool_conn *c)
+static int cqh_conn_bad_rkey(struct cqh_conn *c)
 {
 	struct ib_sge sge = { c->client.dma, 1, c->client.pd->local_dma_lkey };
 	struct ib_rdma_wr wr = {
@@ -555,7 +554,7 @@ static int cqpool_conn_bad_rkey(struct cqpool_conn *c)
 }
 
 /**
- * cqpool_conn_trigger() - raise a real event on a connection
+ * cqh_conn_trigger() - raise a real event on a connection
  * @c: the connection, not running traffic
  * @kind: CQPOOL_TRIGGER_SQ_DRAIN or CQPOOL_TRIGGER_BAD_RKEY
  *
@@ -565,7 +564,7 @@ static int cqpool_conn_bad_rkey(struct cqpool_conn *c)
  * Return: 0, -ENOTCONN if it is already broken, -EINVAL for another
  * @kind, or what the verb said.
  */
-int cqpool_conn_trigger(struct cqpool_conn *c, u32 kind)
+int cqh_conn_trigger(struct cqh_conn *c, u32 kind)
 {
 	struct ib_qp_attr attr = {
 		.qp_state = IB_QPS_SQD,
@@ -574,10 +573,10 @@ int cqpool_conn_trigger(struct cqpool_conn *c, u32 kind)
 
 	if (kind != CQPOOL_TRIGGER_SQ_DRAIN && kind != CQPOOL_TRIGGER_BAD_RKEY)
 		return -EINVAL;
-	if (test_and_set_bit(CQPOOL_CONN_BROKEN, &c->flags))
+	if (test_and_set_bit(CQH_CONN_BROKEN, &c->flags))
 		return -ENOTCONN;
 	if (kind == CQPOOL_TRIGGER_BAD_RKEY)
-		return cqpool_conn_bad_rkey(c);
+		return cqh_conn_bad_rkey(c);
 	return ib_modify_qp(c->client.id->qp, &attr,
 			    IB_QP_STATE | IB_QP_EN_SQD_ASYNC_NOTIFY);
 }

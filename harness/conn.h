@@ -4,25 +4,25 @@
  * with CQs from cqpool, from upstream's pool or one per QP (conn.c), and
  * the traffic that runs over them (traffic.c).
  */
-#ifndef CQPOOL_CONN_H
-#define CQPOOL_CONN_H
+#ifndef CQH_CONN_H
+#define CQH_CONN_H
 
 #include <linux/completion.h>
 #include <linux/mutex.h>
 #include <rdma/rdma_cm.h>
-#include <uapi/linux/cqpool.h>
+#include "uapi/linux/cqpool.h"
 
 #include <cqpool/cqpool.h>
 
 #include "cq_source.h"
 
-struct cqpool_conn;
+struct cqh_conn;
 
 /* Work requests each queue has beyond its depth: ib_drain_qp()'s own. */
-#define CQPOOL_CONN_DRAIN_WRS	1
+#define CQH_CONN_DRAIN_WRS	1
 
 /**
- * struct cqpool_run - one CQPOOL_IOC_TRAFFIC, shared by its connections
+ * struct cqh_run - one CQPOOL_IOC_TRAFFIC, shared by its connections
  * @op: enum cqpool_traffic_op
  * @msg_size: bytes per message
  * @depth: work requests in flight per connection
@@ -35,7 +35,7 @@ struct cqpool_conn;
  * It lives as long as the session, so a completion that arrives late
  * (after a timed-out run) never touches freed memory.
  */
-struct cqpool_run {
+struct cqh_run {
 	u32 op;
 	u32 msg_size;
 	u32 depth;
@@ -47,7 +47,7 @@ struct cqpool_run {
 };
 
 /**
- * struct cqpool_conn_end - one QP of a connection
+ * struct cqh_conn_end - one QP of a connection
  * @conn: the connection
  * @id: its CM id
  * @pd: its protection domain
@@ -63,11 +63,11 @@ struct cqpool_run {
  * @reg_done: completed with it
  * @reg_status: its status
  */
-struct cqpool_conn_end {
-	struct cqpool_conn *conn;
+struct cqh_conn_end {
+	struct cqh_conn *conn;
 	struct rdma_cm_id *id;
 	struct ib_pd *pd;
-	struct cqpool_cq_source src;
+	struct cqh_cq_source src;
 	struct ib_cq *cq;
 	struct cqpool_hook hook;
 	void *buf;
@@ -79,14 +79,14 @@ struct cqpool_conn_end {
 	enum ib_wc_status reg_status;
 };
 
-/* struct cqpool_conn flags bits */
+/* struct cqh_conn flags bits */
 enum {
-	CQPOOL_CONN_BROKEN,	/* a trigger or an error: no more traffic */
-	CQPOOL_CONN_FINISHED,	/* done with the current run */
+	CQH_CONN_BROKEN,	/* a trigger or an error: no more traffic */
+	CQH_CONN_FINISHED,	/* done with the current run */
 };
 
 /**
- * struct cqpool_conn - an RC QP pair
+ * struct cqh_conn - an RC QP pair
  * @mode: enum cqpool_cq_mode
  * @pool: with CQPOOL_CQ_POOL, an owned pool for both ends, or NULL
  * @poll_ctx: poll context of the CQs
@@ -94,18 +94,18 @@ enum {
  * @vector_hint: as asked
  * @buf_size: bytes of each end's traffic buffer
  * @init: QP attributes of both ends: each queue as deep as asked, plus
- *	CQPOOL_CONN_DRAIN_WRS
+ *	CQH_CONN_DRAIN_WRS
  * @listen: the server's listening CM id
  * @client: the client end
  * @server: the server end
  * @cm_lock: held by the CM handlers of both ends while they run; protects
  *	@dying and, until it is set, what the handlers make
- * @dying: set by cqpool_conn_destroy(): handlers do nothing more
+ * @dying: set by cqh_conn_destroy(): handlers do nothing more
  * @established: ends ESTABLISHED
  * @connected: completed when both are, or on a CM error
  * @error: the first CM error
  * @setup_ns: time to connect
- * @flags: CQPOOL_CONN_* bits
+ * @flags: CQH_CONN_* bits
  * @run: the run in progress; NULL between runs
  * @posted: client work requests posted in the current run
  * @sent: of those, completed successfully
@@ -121,7 +121,7 @@ enum {
  * @cookie: random, in the client's connect request: the listener takes
  *	no request without it
  */
-struct cqpool_conn {
+struct cqh_conn {
 	u32 mode;
 	struct cqpool *pool;
 	enum ib_poll_context poll_ctx;
@@ -130,7 +130,7 @@ struct cqpool_conn {
 	u32 buf_size;
 	struct ib_qp_init_attr init;
 	struct rdma_cm_id *listen;
-	struct cqpool_conn_end client, server;
+	struct cqh_conn_end client, server;
 	struct mutex cm_lock;		/* see above */
 	bool dying;
 	atomic_t established;
@@ -138,7 +138,7 @@ struct cqpool_conn {
 	int error;
 	u64 setup_ns;
 	unsigned long flags;
-	struct cqpool_run *run;
+	struct cqh_run *run;
 	atomic64_t posted, sent, send_done;
 	atomic_t recv_posted;
 	atomic64_t recvd;
@@ -149,17 +149,17 @@ struct cqpool_conn {
 	u64 cookie;
 };
 
-struct cqpool_conn *cqpool_conn_create(const struct cqpool_conn_create *a,
-				       struct cqpool *pool);
-void cqpool_conn_destroy(struct cqpool_conn *c);
-bool cqpool_conn_device_gone(struct cqpool_conn *c);
-void cqpool_conn_info(struct cqpool_conn *c, struct cqpool_conn_info *info);
-int cqpool_conn_trigger(struct cqpool_conn *c, u32 kind);
+struct cqh_conn *cqpool_conn_create(const struct cqpool_conn_create *a,
+				    struct cqpool *pool);
+void cqh_conn_destroy(struct cqh_conn *c);
+bool cqh_conn_device_gone(struct cqh_conn *c);
+void cqpool_conn_info(struct cqh_conn *c, struct cqpool_conn_info *info);
+int cqh_conn_trigger(struct cqh_conn *c, u32 kind);
 
-void cqpool_traffic_init(struct cqpool_conn *c);
-int cqpool_traffic_run(struct cqpool_run *run, struct cqpool_conn **conns,
-		       unsigned int n, struct cqpool_traffic *a);
+void cqh_traffic_init(struct cqh_conn *c);
+int cqh_traffic_run(struct cqh_run *run, struct cqh_conn **conns,
+		    unsigned int n, struct cqpool_traffic *a);
 
-__be32 cqpool_device_ipv4(struct ib_device *dev);
+__be32 cqh_device_ipv4(struct ib_device *dev);
 
-#endif /* CQPOOL_CONN_H */
+#endif /* CQH_CONN_H */

@@ -4,14 +4,32 @@
  */
 #include <linux/atomic.h>
 #include <linux/module.h>
-#include <uapi/linux/cqpool.h>
-#include <cqpool/takeover.h>
+#include "uapi/linux/cqpool.h"
 
+#include "../takeover/testing.h"
 #include "cq_source.h"
-#include "cqpool_harness.h"
+#include "testing.h"
+
+/*
+ * Whether cqpool_takeover.ko has ib_cq_pool_get() now: then upstream's
+ * figures would be cqpool's.  Asked through symbol_get(), so that the
+ * harness loads without the takeover.
+ */
+static bool cqh_taken_over(void)
+{
+	bool (*patched)(void);
+	bool ret;
+
+	patched = symbol_get(cqpool_test_takeover_patched);
+	if (!patched)
+		return false;
+	ret = patched();
+	symbol_put(cqpool_test_takeover_patched);
+	return ret;
+}
 
 /**
- * cqpool_cq_source_init() - choose and check where CQs come from
+ * cqh_cq_source_init() - choose and check where CQs come from
  * @src: filled in
  * @mode: enum cqpool_cq_mode
  * @dev: the device the CQs are for, held by the caller
@@ -26,11 +44,11 @@
  * (cqpool would be measured twice); -EOPNOTSUPP for a CQ per QP on a
  * device without completion vectors; or what cqpool_device_pool() said.
  */
-int cqpool_cq_source_init(struct cqpool_cq_source *src, u32 mode,
-			  struct ib_device *dev, struct cqpool *owned,
+int cqh_cq_source_init(struct cqh_cq_source *src, u32 mode,
+		       struct ib_device *dev, struct cqpool *owned,
 			  enum ib_poll_context poll_ctx)
 {
-	*src = (struct cqpool_cq_source){
+	*src = (struct cqh_cq_source){
 		.mode = mode,
 		.dev = dev,
 		.poll_ctx = poll_ctx,
@@ -38,7 +56,7 @@ int cqpool_cq_source_init(struct cqpool_cq_source *src, u32 mode,
 	switch (mode) {
 	case CQPOOL_CQ_POOL:
 		if (owned) {
-			if (cqpool_pool_device(owned) != dev)
+			if (cqpool_test_pool_device(owned) != dev)
 				return -EINVAL;
 			src->pool = owned;
 			return 0;
@@ -49,7 +67,7 @@ int cqpool_cq_source_init(struct cqpool_cq_source *src, u32 mode,
 		src->shared = true;
 		return 0;
 	case CQPOOL_CQ_UPSTREAM:
-		return owned ? -EINVAL : cqpool_takeover_active() ? -EBUSY : 0;
+		return owned ? -EINVAL : cqh_taken_over() ? -EBUSY : 0;
 	case CQPOOL_CQ_PER_QP:
 		return owned ? -EINVAL :
 			dev->num_comp_vectors < 1 ? -EOPNOTSUPP : 0;
@@ -58,18 +76,18 @@ int cqpool_cq_source_init(struct cqpool_cq_source *src, u32 mode,
 }
 
 /* Drops the takeover's functions a direct source holds. */
-static void cqpool_cq_source_drop_takeover(struct cqpool_cq_source *src)
+static void cqh_cq_source_drop_takeover(struct cqh_cq_source *src)
 {
 	if (src->tk_get)
-		symbol_put(cqpool_takeover_get);
+		symbol_put(cqpool_test_takeover_get);
 	if (src->tk_put)
-		symbol_put(cqpool_takeover_put);
+		symbol_put(cqpool_test_takeover_put);
 	src->tk_get = NULL;
 	src->tk_put = NULL;
 }
 
 /**
- * cqpool_cq_source_init_takeover() - upstream's calls, taken over
+ * cqh_cq_source_init_takeover() - upstream's calls, taken over
  * @src: filled in
  * @dev: the device the CQs are for, held by the caller
  * @poll_ctx: the poll context of the CQs
@@ -88,30 +106,30 @@ static void cqpool_cq_source_drop_takeover(struct cqpool_cq_source *src)
  * Return: 0, -ENOENT while the takeover does not have the calls, or
  * what cqpool_device_pool() said.
  */
-int cqpool_cq_source_init_takeover(struct cqpool_cq_source *src,
-				   struct ib_device *dev,
+int cqh_cq_source_init_takeover(struct cqh_cq_source *src,
+				struct ib_device *dev,
 				   enum ib_poll_context poll_ctx, bool direct)
 {
-	*src = (struct cqpool_cq_source){
+	*src = (struct cqh_cq_source){
 		.mode = CQPOOL_CQ_UPSTREAM,
 		.dev = dev,
 		.poll_ctx = poll_ctx,
 	};
-	if (!cqpool_takeover_active())
+	if (!cqh_taken_over())
 		return -ENOENT;
 	if (direct) {
 		/* A module reference each: the takeover stays for the run. */
-		src->tk_get = symbol_get(cqpool_takeover_get);
-		src->tk_put = symbol_get(cqpool_takeover_put);
+		src->tk_get = symbol_get(cqpool_test_takeover_get);
+		src->tk_put = symbol_get(cqpool_test_takeover_put);
 		if (!src->tk_get || !src->tk_put) {
-			cqpool_cq_source_drop_takeover(src);
+			cqh_cq_source_drop_takeover(src);
 			return -ENOENT;
 		}
 	}
 	/* Where the takeover reserves, held for the run's counts only. */
 	src->pool = cqpool_device_pool(dev, poll_ctx);
 	if (IS_ERR(src->pool)) {
-		cqpool_cq_source_drop_takeover(src);
+		cqh_cq_source_drop_takeover(src);
 		return PTR_ERR(src->pool);
 	}
 	src->shared = true;
@@ -119,22 +137,22 @@ int cqpool_cq_source_init_takeover(struct cqpool_cq_source *src,
 }
 
 /**
- * cqpool_cq_source_exit() - undo cqpool_cq_source_init() or _init_takeover()
+ * cqh_cq_source_exit() - undo cqh_cq_source_init() or _init_takeover()
  * @src: a source whose CQs are all put
  *
  * Context: any context (the last put of a shared pool only queues work).
  */
-void cqpool_cq_source_exit(struct cqpool_cq_source *src)
+void cqh_cq_source_exit(struct cqh_cq_source *src)
 {
 	if (src->shared)
 		cqpool_pool_put(src->pool);
 	src->shared = false;
 	src->pool = NULL;
-	cqpool_cq_source_drop_takeover(src);
+	cqh_cq_source_drop_takeover(src);
 }
 
 /**
- * cqpool_cq_source_get() - a CQ with room for @nr_cqe, from @src
+ * cqh_cq_source_get() - a CQ with room for @nr_cqe, from @src
  * @src: the source
  * @nr_cqe: entries
  * @vector_hint: a completion vector, or -1: the pool's choice, upstream's
@@ -147,8 +165,8 @@ void cqpool_cq_source_exit(struct cqpool_cq_source *src)
  * max_cqe (ib_cq_pool_get() would try every vector and fail, or worse)
  * or a hook outside CQPOOL_CQ_POOL, or what the get or the verb said.
  */
-struct ib_cq *cqpool_cq_source_get(struct cqpool_cq_source *src,
-				   unsigned int nr_cqe, int vector_hint,
+struct ib_cq *cqh_cq_source_get(struct cqh_cq_source *src,
+				unsigned int nr_cqe, int vector_hint,
 				   struct cqpool_hook *hook)
 {
 	static atomic_t next_vector;
@@ -171,7 +189,7 @@ struct ib_cq *cqpool_cq_source_get(struct cqpool_cq_source *src,
 }
 
 /**
- * cqpool_cq_source_put() - give back a CQ of cqpool_cq_source_get()
+ * cqh_cq_source_put() - give back a CQ of cqh_cq_source_get()
  * @src: its source
  * @cq: the CQ
  * @nr_cqe: the entries it was got with
@@ -179,8 +197,8 @@ struct ib_cq *cqpool_cq_source_get(struct cqpool_cq_source *src,
  *
  * Context: process context.
  */
-void cqpool_cq_source_put(struct cqpool_cq_source *src, struct ib_cq *cq,
-			  unsigned int nr_cqe, struct cqpool_hook *hook)
+void cqh_cq_source_put(struct cqh_cq_source *src, struct ib_cq *cq,
+		       unsigned int nr_cqe, struct cqpool_hook *hook)
 {
 	if (src->mode == CQPOOL_CQ_POOL)
 		cqpool_cq_put(cq, nr_cqe, hook);

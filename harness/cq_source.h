@@ -5,16 +5,15 @@
  * Connections, reservations and benchmarks all take their CQs through
  * this, so each mode is chosen and checked in one place.
  */
-#ifndef CQPOOL_CQ_SOURCE_H
-#define CQPOOL_CQ_SOURCE_H
+#ifndef CQH_CQ_SOURCE_H
+#define CQH_CQ_SOURCE_H
 
 #include <rdma/ib_verbs.h>
 
 #include <cqpool/cqpool.h>
-#include <cqpool/takeover.h>
 
 /**
- * struct cqpool_cq_source - one place CQs come from
+ * struct cqh_cq_source - one place CQs come from
  * @mode: enum cqpool_cq_mode
  * @dev: the device; its holder keeps it for the source's lifetime
  * @pool: CQPOOL_CQ_POOL: an owned pool (its holder keeps it) or the
@@ -23,10 +22,10 @@
  * @shared: @pool is the shared pool
  * @poll_ctx: of upstream's pool, or of a CQ per QP
  * @tk_get: taken over CQPOOL_CQ_UPSTREAM called directly: the takeover's
- *	cqpool_takeover_get(), which the source holds
- * @tk_put: with @tk_get, cqpool_takeover_put()
+ *	cqpool_test_takeover_get(), which the source holds
+ * @tk_put: with @tk_get, cqpool_test_takeover_put()
  */
-struct cqpool_cq_source {
+struct cqh_cq_source {
 	u32 mode;
 	struct ib_device *dev;
 	struct cqpool *pool;
@@ -38,17 +37,17 @@ struct cqpool_cq_source {
 	void (*tk_put)(struct ib_cq *cq, unsigned int nr_cqe);
 };
 
-int cqpool_cq_source_init(struct cqpool_cq_source *src, u32 mode,
-			  struct ib_device *dev, struct cqpool *owned,
+int cqh_cq_source_init(struct cqh_cq_source *src, u32 mode,
+		       struct ib_device *dev, struct cqpool *owned,
 			  enum ib_poll_context poll_ctx);
-int cqpool_cq_source_init_takeover(struct cqpool_cq_source *src,
-				   struct ib_device *dev,
+int cqh_cq_source_init_takeover(struct cqh_cq_source *src,
+				struct ib_device *dev,
 				   enum ib_poll_context poll_ctx, bool direct);
-void cqpool_cq_source_exit(struct cqpool_cq_source *src);
-struct ib_cq *cqpool_cq_source_get(struct cqpool_cq_source *src,
-				   unsigned int nr_cqe, int vector_hint,
+void cqh_cq_source_exit(struct cqh_cq_source *src);
+struct ib_cq *cqh_cq_source_get(struct cqh_cq_source *src,
+				unsigned int nr_cqe, int vector_hint,
 				   struct cqpool_hook *hook);
-void cqpool_cq_source_put(struct cqpool_cq_source *src, struct ib_cq *cq,
-			  unsigned int nr_cqe, struct cqpool_hook *hook);
+void cqh_cq_source_put(struct cqh_cq_source *src, struct ib_cq *cq,
+		       unsigned int nr_cqe, struct cqpool_hook *hook);
 
-#endif /* CQPOOL_CQ_SOURCE_H */
+#endif /* CQH_CQ_SOURCE_H */

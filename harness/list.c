@@ -1,70 +1,119 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * CQPOOL_IOC_LIST: devices, pools and CQs from cqpool's own walk
- * (cqpool_report(), the one debugfs prints from), a session's
- * connections from the session, each as its uapi info struct, copied out
- * at the size the caller was built with.
+ * (cqpool_test_report(), the one debugfs prints from), turned into the uapi's
+ * info structs here, a session's connections from the session, each
+ * copied out at the size the caller was built with.
  */
 #include <linux/minmax.h>
 #include <linux/mm.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
-#include <uapi/linux/cqpool.h>
+#include "uapi/linux/cqpool.h"
 
-#include "cqpool_harness.h"
 #include "session.h"
+#include "testing.h"
 
 /**
- * struct cqpool_lister - CQPOOL_IOC_LIST's report: entries into a buffer
+ * struct cqh_lister - CQPOOL_IOC_LIST's report: entries into a buffer
  * @r: the report
  * @buf: room for @room entries of the kernel's size
  * @room: entries @buf holds
  * @count: entries there are
  */
-struct cqpool_lister {
+struct cqh_lister {
 	struct cqpool_report r;
 	void *buf;
 	u32 room;
 	u32 count;
 };
 
-static void cqpool_list_add(struct cqpool_report *r, const void *info,
-			    size_t size)
+static void cqh_list_add(struct cqpool_report *r, const void *info,
+			 size_t size)
 {
-	struct cqpool_lister *l = container_of(r, struct cqpool_lister, r);
+	struct cqh_lister *l = container_of(r, struct cqh_lister, r);
 
 	if (l->count < l->room)
 		memcpy(l->buf + (size_t)l->count * size, info, size);
 	l->count++;
 }
 
-static void cqpool_list_device(struct cqpool_report *r,
-			       const struct cqpool_device_info *info)
+static void cqh_list_device(struct cqpool_report *r,
+			    const struct cqpool_report_device *d)
 {
-	cqpool_list_add(r, info, sizeof(*info));
+	struct cqpool_device_info info = {
+		.num_comp_vectors = d->num_comp_vectors,
+		.nvec = d->nvec,
+		.max_cqe = d->max_cqe,
+		.max_cq = d->max_cq,
+		.pools = d->pools,
+		.cqs = d->cqs,
+		.cqes = d->cqes,
+		.reserved_cqes = d->reserved_cqes,
+		.users = d->users,
+		.events = d->events,
+		.delivered = d->delivered,
+		.masked = d->masked,
+		.upstream_cqs = d->upstream_cqs,
+		.upstream_cqes = d->upstream_cqes,
+		.upstream_used = d->upstream_used,
+	};
+
+	strscpy(info.name, d->name, sizeof(info.name));
+	cqh_list_add(r, &info, sizeof(info));
 }
 
-static void cqpool_list_pool(struct cqpool_report *r,
-			     const struct cqpool_pool_info *info)
+static void cqh_list_pool(struct cqpool_report *r,
+			  const struct cqpool_report_pool *p)
 {
-	cqpool_list_add(r, info, sizeof(*info));
+	struct cqpool_pool_info info = {
+		.poll_ctx = p->poll_ctx,
+		.flags = p->flags,
+		.cqs = p->cqs,
+		.idle_cqs = p->idle_cqs,
+		.cqes = p->cqes,
+		.reserved_cqes = p->reserved_cqes,
+		.users = p->users,
+	};
+
+	strscpy(info.device, p->device, sizeof(info.device));
+	strscpy(info.name, p->name, sizeof(info.name));
+	if (p->owned)
+		info.flags |= CQPOOL_POOL_INFO_OWNED;
+	if (p->broken)
+		info.flags |= CQPOOL_POOL_INFO_BROKEN;
+	cqh_list_add(r, &info, sizeof(info));
 }
 
-static void cqpool_list_cq(struct cqpool_report *r,
-			   const struct cqpool_cq_info *info)
+static void cqh_list_cq(struct cqpool_report *r,
+			const struct cqpool_report_cq *c)
 {
-	cqpool_list_add(r, info, sizeof(*info));
+	struct cqpool_cq_info info = {
+		.cq_id = c->cq_id,
+		.vector = c->vector,
+		.cqe = c->cqe,
+		.reserved_cqes = c->reserved_cqes,
+		.users = c->users,
+		.age_ms = c->age_ms,
+		.idle_ms = c->idle_ms,
+		.events = c->events,
+		.delivered = c->delivered,
+	};
+
+	strscpy(info.device, c->device, sizeof(info.device));
+	strscpy(info.pool, c->pool, sizeof(info.pool));
+	cqh_list_add(r, &info, sizeof(info));
 }
 
-static void cqpool_list_conn(void *l, const struct cqpool_conn_info *info)
+static void cqh_list_conn(void *l, const struct cqpool_conn_info *info)
 {
-	cqpool_list_add(&((struct cqpool_lister *)l)->r, info, sizeof(*info));
+	cqh_list_add(&((struct cqh_lister *)l)->r, info, sizeof(*info));
 }
 
 /* Copies @n entries of @ksize bytes out as entries of @usize bytes. */
-static int cqpool_list_copy(void __user *dst, const void *src, u32 n,
-			    size_t ksize, size_t usize)
+static int cqh_list_copy(void __user *dst, const void *src, u32 n,
+			 size_t ksize, size_t usize)
 {
 	u32 i;
 
@@ -77,7 +126,7 @@ static int cqpool_list_copy(void __user *dst, const void *src, u32 n,
 	return 0;
 }
 
-int cqpool_session_list(struct cqpool_session *s, void *arg)
+int cqh_session_list(struct cqh_session *s, void *arg)
 {
 	static const size_t sizes[] = {
 		[CQPOOL_LIST_DEVICES] = sizeof(struct cqpool_device_info),
@@ -92,7 +141,7 @@ int cqpool_session_list(struct cqpool_session *s, void *arg)
 		[CQPOOL_LIST_CONNS] = CQPOOL_CONN_INFO_SIZE_VER0,
 	};
 	struct cqpool_list *a = arg;
-	struct cqpool_lister l = {};
+	struct cqh_lister l = {};
 	size_t ksize;
 	int ret;
 
@@ -109,18 +158,18 @@ int cqpool_session_list(struct cqpool_session *s, void *arg)
 			return -ENOMEM;
 	}
 	if (a->what == CQPOOL_LIST_DEVICES)
-		l.r.device = cqpool_list_device;
+		l.r.device = cqh_list_device;
 	else if (a->what == CQPOOL_LIST_POOLS)
-		l.r.pool = cqpool_list_pool;
+		l.r.pool = cqh_list_pool;
 	else if (a->what == CQPOOL_LIST_CQS)
-		l.r.cq = cqpool_list_cq;
+		l.r.cq = cqh_list_cq;
 	if (a->what == CQPOOL_LIST_CONNS)
-		cqpool_session_conns(s, cqpool_list_conn, &l);
+		cqh_session_conns(s, cqh_list_conn, &l);
 	else
-		cqpool_report(&l.r);
+		cqpool_test_report(&l.r);
 
-	ret = cqpool_list_copy(u64_to_user_ptr(a->entries), l.buf,
-			       min(l.count, l.room), ksize, a->entry_size);
+	ret = cqh_list_copy(u64_to_user_ptr(a->entries), l.buf,
+			    min(l.count, l.room), ksize, a->entry_size);
 	kvfree(l.buf);
 	a->count = l.count;
 	return ret;

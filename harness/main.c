@@ -7,46 +7,46 @@
  * wants, cqpool_takeover.ko), never this.
  */
 #include <linux/module.h>
-#include <uapi/linux/cqpool.h>
+#include "uapi/linux/cqpool.h"
 
 #include <cqpool/cqpool.h>
 
-#include "cqpool_harness.h"
+#include "testing.h"
 #include "session.h"
 
-static int cqpool_harness_removal(struct notifier_block *nb,
-				  unsigned long action, void *ibdev)
+static int cqh_harness_removal(struct notifier_block *nb,
+			       unsigned long action, void *ibdev)
 {
-	cqpool_sessions_device_removed(ibdev);
+	cqh_sessions_device_removed(ibdev);
 	return NOTIFY_OK;
 }
 
-static struct notifier_block cqpool_harness_removal_nb = {
-	.notifier_call = cqpool_harness_removal,
+static struct notifier_block cqh_harness_removal_nb = {
+	.notifier_call = cqh_harness_removal,
 };
 
-static int __init cqpool_harness_init(void)
+static int __init cqh_harness_init(void)
 {
 	int ret;
 
-	ret = cqpool_register_removal_notifier(&cqpool_harness_removal_nb);
+	ret = cqpool_test_register_removal(&cqh_harness_removal_nb);
 	if (ret)
 		return ret;
-	ret = cqpool_chardev_init();
+	ret = cqh_chardev_init();
 	if (ret)
-		cqpool_unregister_removal_notifier(&cqpool_harness_removal_nb);
+		cqpool_test_unregister_removal(&cqh_harness_removal_nb);
 	return ret;
 }
 
 /* No session is left: each open file holds the module. */
-static void __exit cqpool_harness_exit(void)
+static void __exit cqh_harness_exit(void)
 {
-	cqpool_chardev_exit();
-	cqpool_unregister_removal_notifier(&cqpool_harness_removal_nb);
+	cqh_chardev_exit();
+	cqpool_test_unregister_removal(&cqh_harness_removal_nb);
 }
 
-module_init(cqpool_harness_init);
-module_exit(cqpool_harness_exit);
+module_init(cqh_harness_init);
+module_exit(cqh_harness_exit);
 
 MODULE_DESCRIPTION("cqpool's test harness: /dev/cqpool");
 MODULE_LICENSE("GPL");

@@ -4,7 +4,7 @@
  * is released when it closes, so a killed harness leaks nothing.
  *
  * A session is a consumer like any other: when a device goes, it is told
- * (cqpool_sessions_device_removed(), from cqpool's ib_client remove) and
+ * (cqh_sessions_device_removed(), from cqpool's ib_client remove) and
  * gives back what it made on it, as uverbs does for userspace.  Its
  * upstream reservations go back at once, before ib_core cleans its own
  * pool; the rest goes from a work item, since a command in progress holds
@@ -21,33 +21,33 @@
 #include "session.h"
 
 /* Every session, for device removal; never held across a command. */
-static DEFINE_MUTEX(cqpool_sessions_mutex);
-static LIST_HEAD(cqpool_sessions);
+static DEFINE_MUTEX(cqh_sessions_mutex);
+static LIST_HEAD(cqh_sessions);
 
 /* What all sessions hold, against the limits across file descriptors. */
-static atomic_t cqpool_all_objects = ATOMIC_INIT(0);
-static atomic64_t cqpool_all_bytes = ATOMIC64_INIT(0);
+static atomic_t cqh_all_objects = ATOMIC_INIT(0);
+static atomic64_t cqh_all_bytes = ATOMIC64_INIT(0);
 
-/* The orders of struct cqpool_obj_class, first to last. */
-#define CQPOOL_OBJ_ORDERS 2
+/* The orders of struct cqh_obj_class, first to last. */
+#define CQH_OBJ_ORDERS 2
 
 /*
  * Charges @objs objects and @bytes of buffers to the session and to all
  * of them: 0, or -ENOSPC with nothing charged.
  */
-int cqpool_charge(struct cqpool_session *s, unsigned int objs, u64 bytes)
+int cqh_charge(struct cqh_session *s, unsigned int objs, u64 bytes)
 {
 	lockdep_assert_held(&s->lock);
 	if (s->count + objs > CQPOOL_MAX_FD_OBJECTS ||
 	    s->bytes + bytes > CQPOOL_MAX_FD_BYTES)
 		return -ENOSPC;
-	if (atomic_add_return(objs, &cqpool_all_objects) > CQPOOL_MAX_OBJECTS) {
-		atomic_sub(objs, &cqpool_all_objects);
+	if (atomic_add_return(objs, &cqh_all_objects) > CQPOOL_MAX_OBJECTS) {
+		atomic_sub(objs, &cqh_all_objects);
 		return -ENOSPC;
 	}
-	if (atomic64_add_return(bytes, &cqpool_all_bytes) > CQPOOL_MAX_BYTES) {
-		atomic64_sub(bytes, &cqpool_all_bytes);
-		atomic_sub(objs, &cqpool_all_objects);
+	if (atomic64_add_return(bytes, &cqh_all_bytes) > CQPOOL_MAX_BYTES) {
+		atomic64_sub(bytes, &cqh_all_bytes);
+		atomic_sub(objs, &cqh_all_objects);
 		return -ENOSPC;
 	}
 	s->count += objs;
@@ -55,20 +55,20 @@ int cqpool_charge(struct cqpool_session *s, unsigned int objs, u64 bytes)
 	return 0;
 }
 
-void cqpool_uncharge(struct cqpool_session *s, unsigned int objs, u64 bytes)
+void cqh_uncharge(struct cqh_session *s, unsigned int objs, u64 bytes)
 {
 	lockdep_assert_held(&s->lock);
 	s->count -= objs;
 	s->bytes -= bytes;
-	atomic_sub(objs, &cqpool_all_objects);
-	atomic64_sub(bytes, &cqpool_all_bytes);
+	atomic_sub(objs, &cqh_all_objects);
+	atomic64_sub(bytes, &cqh_all_bytes);
 }
 
-static void cqpool_session_gone_work(struct work_struct *work);
+static void cqh_session_gone_work(struct work_struct *work);
 
-struct cqpool_session *cqpool_session_create(void)
+struct cqh_session *cqh_session_create(void)
 {
-	struct cqpool_session *s = kzalloc(sizeof(*s), GFP_KERNEL_ACCOUNT);
+	struct cqh_session *s = kzalloc(sizeof(*s), GFP_KERNEL_ACCOUNT);
 
 	if (!s)
 		return NULL;
@@ -77,33 +77,33 @@ struct cqpool_session *cqpool_session_create(void)
 	init_completion(&s->run.done);
 	mutex_init(&s->upstream_lock);
 	INIT_LIST_HEAD(&s->upstream);
-	INIT_WORK(&s->gone_work, cqpool_session_gone_work);
-	mutex_lock(&cqpool_sessions_mutex);
-	list_add_tail(&s->node, &cqpool_sessions);
-	mutex_unlock(&cqpool_sessions_mutex);
+	INIT_WORK(&s->gone_work, cqh_session_gone_work);
+	mutex_lock(&cqh_sessions_mutex);
+	list_add_tail(&s->node, &cqh_sessions);
+	mutex_unlock(&cqh_sessions_mutex);
 	return s;
 }
 
 /* Gives @obj an id, charged as one object; under the session's lock. */
-int cqpool_obj_add(struct cqpool_session *s, struct cqpool_obj *obj,
-		   u32 *id)
+int cqh_obj_add(struct cqh_session *s, struct cqh_obj *obj,
+		u32 *id)
 {
 	int ret;
 
-	ret = cqpool_charge(s, 1, 0);
+	ret = cqh_charge(s, 1, 0);
 	if (ret)
 		return ret;
 	ret = xa_alloc(&s->objs, id, obj, xa_limit_31b, GFP_KERNEL_ACCOUNT);
 	if (ret)
-		cqpool_uncharge(s, 1, 0);
+		cqh_uncharge(s, 1, 0);
 	return ret;
 }
 
 /* Object @id if it is of @class, else NULL; under the session's lock. */
-struct cqpool_obj *cqpool_obj_find(struct cqpool_session *s, u32 id,
-				   const struct cqpool_obj_class *class)
+struct cqh_obj *cqh_obj_find(struct cqh_session *s, u32 id,
+			     const struct cqh_obj_class *class)
 {
-	struct cqpool_obj *obj;
+	struct cqh_obj *obj;
 
 	lockdep_assert_held(&s->lock);
 	obj = xa_load(&s->objs, id);
@@ -114,32 +114,32 @@ struct cqpool_obj *cqpool_obj_find(struct cqpool_session *s, u32 id,
  * The object @id of @class to use, under the session's lock:
  * ERR_PTR(-ENOENT) if there is none, ERR_PTR(-ENODEV) once it is gone.
  */
-struct cqpool_obj *cqpool_obj_use(struct cqpool_session *s, u32 id,
-				  const struct cqpool_obj_class *class)
+struct cqh_obj *cqh_obj_use(struct cqh_session *s, u32 id,
+			    const struct cqh_obj_class *class)
 {
-	struct cqpool_obj *obj = cqpool_obj_find(s, id, class);
+	struct cqh_obj *obj = cqh_obj_find(s, id, class);
 
 	if (!obj)
 		return ERR_PTR(-ENOENT);
 	return READ_ONCE(obj->gone) ? ERR_PTR(-ENODEV) : obj;
 }
 
-/* Every kind embeds struct cqpool_obj first, so this frees any of them. */
-void cqpool_obj_free(struct cqpool_obj *obj)
+/* Every kind embeds struct cqh_obj first, so this frees any of them. */
+void cqh_obj_free(struct cqh_obj *obj)
 {
 	kfree(obj->counts);
 	kfree(obj);
 }
 
-static void cqpool_obj_remove(struct cqpool_session *s, u32 id)
+static void cqh_obj_remove(struct cqh_session *s, u32 id)
 {
 	lockdep_assert_held(&s->lock);
-	cqpool_obj_free(xa_erase(&s->objs, id));
-	cqpool_uncharge(s, 1, 0);
+	cqh_obj_free(xa_erase(&s->objs, id));
+	cqh_uncharge(s, 1, 0);
 }
 
 /**
- * cqpool_obj_destroy() - destroy object @id of a session, if of @class
+ * cqh_obj_destroy() - destroy object @id of a session, if of @class
  * @s: the session
  * @id: the object
  * @class: the kind the command destroys
@@ -150,26 +150,26 @@ static void cqpool_obj_remove(struct cqpool_session *s, u32 id)
  * Return: 0; -ENOENT if @s has no such object; -EBUSY while a TRAFFIC
  * runs on it; or the class's refusal, with nothing changed.
  */
-int cqpool_obj_destroy(struct cqpool_session *s, u32 id,
-		       const struct cqpool_obj_class *class)
+int cqh_obj_destroy(struct cqh_session *s, u32 id,
+		    const struct cqh_obj_class *class)
 {
-	struct cqpool_obj *obj;
+	struct cqh_obj *obj;
 	int ret = -ENOENT;
 
 	mutex_lock(&s->lock);
-	obj = cqpool_obj_find(s, id, class);
+	obj = cqh_obj_find(s, id, class);
 	if (obj) {
 		ret = obj->busy ? -EBUSY :
 			READ_ONCE(obj->gone) ? 0 : class->destroy(s, obj);
 		if (!ret)
-			cqpool_obj_remove(s, id);
+			cqh_obj_remove(s, id);
 	}
 	mutex_unlock(&s->lock);
 	return ret;
 }
 
 /* Copies a NUL-terminated name out of a fixed uapi array. */
-int cqpool_name(char *dst, const char *src)
+int cqh_name(char *dst, const char *src)
 {
 	if (!memchr(src, 0, CQPOOL_NAME_LEN))
 		return -EINVAL;
@@ -177,30 +177,49 @@ int cqpool_name(char *dst, const char *src)
 	return 0;
 }
 
-struct cqpool_counts *cqpool_counts_alloc(void)
+struct cqh_counts *cqh_counts_alloc(void)
 {
-	return kzalloc(sizeof(struct cqpool_counts), GFP_KERNEL_ACCOUNT);
+	return kzalloc(sizeof(struct cqh_counts), GFP_KERNEL_ACCOUNT);
 }
 
+/* The uapi numbers events as ib_core does. */
+#define CQH_SAME_EVENT(x) \
+	static_assert((int)CQPOOL_EVENT_##x == (int)IB_EVENT_##x)
+CQH_SAME_EVENT(CQ_ERR);
+CQH_SAME_EVENT(QP_FATAL);
+CQH_SAME_EVENT(QP_REQ_ERR);
+CQH_SAME_EVENT(QP_ACCESS_ERR);
+CQH_SAME_EVENT(COMM_EST);
+CQH_SAME_EVENT(SQ_DRAINED);
+CQH_SAME_EVENT(DEVICE_FATAL);
+CQH_SAME_EVENT(PORT_ACTIVE);
+CQH_SAME_EVENT(PORT_ERR);
+CQH_SAME_EVENT(LID_CHANGE);
+CQH_SAME_EVENT(PKEY_CHANGE);
+CQH_SAME_EVENT(SM_CHANGE);
+CQH_SAME_EVENT(CLIENT_REREGISTER);
+CQH_SAME_EVENT(GID_CHANGE);
+static_assert(CQPOOL_NR_EVENTS > IB_EVENT_WQ_FATAL);
+
 /* Any context: a hook calls it with its CQ's hook lock held. */
-void cqpool_count(struct cqpool_counts *c, enum ib_event_type type)
+void cqh_count(struct cqh_counts *c, enum ib_event_type type)
 {
 	if ((unsigned int)type < CQPOOL_NR_EVENTS)
 		atomic64_inc(&c->n[type]);
 }
 
-int cqpool_session_events_read(struct cqpool_session *s, void *arg)
+int cqh_session_events_read(struct cqh_session *s, void *arg)
 {
 	struct cqpool_events_read *a = arg;
-	struct cqpool_obj *obj;
+	struct cqh_obj *obj;
 	int i, ret = 0;
 
 	if (a->pad)
 		return -EINVAL;
 	mutex_lock(&s->lock);
 	obj = xa_load(&s->objs, a->id);
-	if (!obj || (obj->class != &cqpool_resv_class &&
-		     obj->class != &cqpool_watch_class))
+	if (!obj || (obj->class != &cqh_resv_class &&
+		     obj->class != &cqh_watch_class))
 		ret = -ENOENT;
 	else if (!obj->counts)
 		ret = -EINVAL;	/* a reservation made without a hook */
@@ -217,17 +236,17 @@ int cqpool_session_events_read(struct cqpool_session *s, void *arg)
  * An object a TRAFFIC runs on waits for the run's end, which queues this
  * again.
  */
-static void cqpool_session_gone_work(struct work_struct *work)
+static void cqh_session_gone_work(struct work_struct *work)
 {
-	struct cqpool_session *s = container_of(work, struct cqpool_session,
+	struct cqh_session *s = container_of(work, struct cqh_session,
 						gone_work);
-	struct cqpool_obj *obj;
+	struct cqh_obj *obj;
 	unsigned int order;
 	unsigned long id;
 	int ret;
 
 	mutex_lock(&s->lock);
-	for (order = 0; order < CQPOOL_OBJ_ORDERS; order++)
+	for (order = 0; order < CQH_OBJ_ORDERS; order++)
 		xa_for_each(&s->objs, id, obj) {
 			if (obj->class->order != order || obj->busy ||
 			    READ_ONCE(obj->gone) ||
@@ -242,7 +261,7 @@ static void cqpool_session_gone_work(struct work_struct *work)
 }
 
 /**
- * cqpool_sessions_device_removed() - tell every session a device is going
+ * cqh_sessions_device_removed() - tell every session a device is going
  * @ibdev: the device, no longer served
  *
  * Upstream reservations on @ibdev are given back now: ib_core frees its
@@ -253,38 +272,38 @@ static void cqpool_session_gone_work(struct work_struct *work)
  * Context: process context (cqpool's ib_client remove); waits for no
  * command.
  */
-void cqpool_sessions_device_removed(struct ib_device *ibdev)
+void cqh_sessions_device_removed(struct ib_device *ibdev)
 {
-	struct cqpool_session *s;
+	struct cqh_session *s;
 
-	mutex_lock(&cqpool_sessions_mutex);
-	list_for_each_entry(s, &cqpool_sessions, node) {
-		cqpool_session_upstream_removed(s, ibdev);
+	mutex_lock(&cqh_sessions_mutex);
+	list_for_each_entry(s, &cqh_sessions, node) {
+		cqh_session_upstream_removed(s, ibdev);
 		queue_work(system_wq, &s->gone_work);
 	}
-	mutex_unlock(&cqpool_sessions_mutex);
+	mutex_unlock(&cqh_sessions_mutex);
 }
 
-void cqpool_session_destroy(struct cqpool_session *s)
+void cqh_session_destroy(struct cqh_session *s)
 {
-	struct cqpool_obj *obj;
+	struct cqh_obj *obj;
 	unsigned int order;
 	unsigned long id;
 
-	mutex_lock(&cqpool_sessions_mutex);
+	mutex_lock(&cqh_sessions_mutex);
 	list_del(&s->node);
-	mutex_unlock(&cqpool_sessions_mutex);
+	mutex_unlock(&cqh_sessions_mutex);
 	cancel_work_sync(&s->gone_work);
 
 	/* No command runs on a closed file: nothing is busy. */
 	mutex_lock(&s->lock);
-	for (order = 0; order < CQPOOL_OBJ_ORDERS; order++)
+	for (order = 0; order < CQH_OBJ_ORDERS; order++)
 		xa_for_each(&s->objs, id, obj) {
 			if (obj->class->order != order)
 				continue;
 			WARN_ON(!READ_ONCE(obj->gone) &&
 				obj->class->destroy(s, obj));
-			cqpool_obj_remove(s, id);
+			cqh_obj_remove(s, id);
 		}
 	mutex_unlock(&s->lock);
 	xa_destroy(&s->objs);

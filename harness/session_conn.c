@@ -6,71 +6,71 @@
  * connections a run uses are busy until it ends.
  */
 #include <linux/slab.h>
-#include <uapi/linux/cqpool.h>
+#include "uapi/linux/cqpool.h"
 #include <cqpool/cqpool.h>
 
 #include "conn.h"
-#include "cqpool_harness.h"
+#include "testing.h"
 #include "object.h"
 #include "session.h"
 
 /**
- * struct cqpool_conn_obj - a connection of a session
+ * struct cqh_conn_obj - a connection of a session
  * @obj: its object
  * @owner: the owned pool its CQs come from, which it holds; else NULL
  * @conn: the connection; NULL once gone
  */
-struct cqpool_conn_obj {
-	struct cqpool_obj obj;
-	struct cqpool_pool_obj *owner;
-	struct cqpool_conn *conn;
+struct cqh_conn_obj {
+	struct cqh_obj obj;
+	struct cqh_pool_obj *owner;
+	struct cqh_conn *conn;
 };
 
-static struct cqpool_conn_obj *to_conn_obj(struct cqpool_obj *obj)
+static struct cqh_conn_obj *to_conn_obj(struct cqh_obj *obj)
 {
-	return container_of(obj, struct cqpool_conn_obj, obj);
+	return container_of(obj, struct cqh_conn_obj, obj);
 }
 
 /* Its buffers, as charged: a send and a receive buffer of a message. */
-static u64 cqpool_conn_bytes(u32 msg_size)
+static u64 cqh_conn_bytes(u32 msg_size)
 {
 	return 2 * (u64)(msg_size ?: 4096);
 }
 
-static int cqpool_conn_destroy_obj(struct cqpool_session *s,
-				   struct cqpool_obj *obj)
+static int cqh_conn_destroy_obj(struct cqh_session *s,
+				struct cqh_obj *obj)
 {
-	struct cqpool_conn_obj *c = to_conn_obj(obj);
+	struct cqh_conn_obj *c = to_conn_obj(obj);
 
 	lockdep_assert_held(&s->lock);
-	cqpool_pool_obj_leave(s, c->owner);
+	cqh_pool_obj_leave(s, c->owner);
 	c->owner = NULL;
-	cqpool_uncharge(s, 0, cqpool_conn_bytes(c->conn->buf_size));
-	cqpool_conn_destroy(c->conn);
+	cqh_uncharge(s, 0, cqh_conn_bytes(c->conn->buf_size));
+	cqh_conn_destroy(c->conn);
 	c->conn = NULL;
 	return 0;
 }
 
-static bool cqpool_conn_obj_device_gone(struct cqpool_session *s,
-					struct cqpool_obj *obj)
+static bool cqh_conn_obj_device_gone(struct cqh_session *s,
+				     struct cqh_obj *obj)
 {
-	return cqpool_conn_device_gone(to_conn_obj(obj)->conn);
+	return cqh_conn_device_gone(to_conn_obj(obj)->conn);
 }
 
-const struct cqpool_obj_class cqpool_conn_class = {
+const struct cqh_obj_class cqh_conn_class = {
 	.name = "connection",
 	.order = 0,
-	.destroy = cqpool_conn_destroy_obj,
-	.device_gone = cqpool_conn_obj_device_gone,
+	.destroy = cqh_conn_destroy_obj,
+	.device_gone = cqh_conn_obj_device_gone,
 };
 
-int cqpool_session_conn_create(struct cqpool_session *s, void *arg)
+int cqh_session_conn_create(struct cqh_session *s, void *arg)
 {
 	struct cqpool_conn_create *a = arg;
-	u64 bytes = cqpool_conn_bytes(a->msg_size);
-	struct cqpool_pool_obj *owner = NULL;
-	struct cqpool_conn_obj *c;
-	struct cqpool_conn *conn;
+	u64 bytes = cqh_conn_bytes(a->msg_size);
+	struct cqh_pool_obj *owner = NULL;
+	struct cqh_conn_obj *c;
+	struct cqh_conn *conn;
 	bool gone;
 	int ret;
 
@@ -80,7 +80,7 @@ int cqpool_session_conn_create(struct cqpool_session *s, void *arg)
 	c = kzalloc(sizeof(*c), GFP_KERNEL_ACCOUNT);
 	if (!c)
 		return -ENOMEM;
-	c->obj.class = &cqpool_conn_class;
+	c->obj.class = &cqh_conn_class;
 
 	/*
 	 * Charged before the connect, and the owned pool held by it, so
@@ -88,14 +88,14 @@ int cqpool_session_conn_create(struct cqpool_session *s, void *arg)
 	 */
 	mutex_lock(&s->lock);
 	if (a->pool_id) {
-		owner = cqpool_pool_obj_join(s, a->pool_id);
+		owner = cqh_pool_obj_join(s, a->pool_id);
 		ret = PTR_ERR_OR_ZERO(owner);
 		if (ret)
 			goto out_unlock;
 	}
-	ret = cqpool_charge(s, 1, bytes);
+	ret = cqh_charge(s, 1, bytes);
 	if (ret) {
-		cqpool_pool_obj_leave(s, owner);
+		cqh_pool_obj_leave(s, owner);
 		goto out_unlock;
 	}
 	c->owner = owner;
@@ -110,18 +110,18 @@ int cqpool_session_conn_create(struct cqpool_session *s, void *arg)
 		ret = xa_alloc(&s->objs, &a->id, &c->obj, xa_limit_31b,
 			       GFP_KERNEL_ACCOUNT);
 		if (ret)
-			cqpool_conn_destroy(conn);
+			cqh_conn_destroy(conn);
 	}
 	if (ret) {
-		cqpool_pool_obj_leave(s, c->owner);
-		cqpool_uncharge(s, 1, bytes);
+		cqh_pool_obj_leave(s, c->owner);
+		cqh_uncharge(s, 1, bytes);
 		goto out_unlock;
 	}
 	a->client_qpn = conn->client.id->qp->qp_num;
 	a->server_qpn = conn->server.id->qp->qp_num;
 	a->setup_ns = conn->setup_ns;
 	/* A removal that came during the connect did not see it. */
-	gone = cqpool_conn_device_gone(conn);
+	gone = cqh_conn_device_gone(conn);
 	mutex_unlock(&s->lock);
 	if (gone)
 		queue_work(system_wq, &s->gone_work);
@@ -133,14 +133,14 @@ out_unlock:
 	return ret;
 }
 
-int cqpool_session_conn_destroy(struct cqpool_session *s, void *arg)
+int cqh_session_conn_destroy(struct cqh_session *s, void *arg)
 {
-	return cqpool_obj_destroy(s, ((struct cqpool_destroy *)arg)->id,
-				  &cqpool_conn_class);
+	return cqh_obj_destroy(s, ((struct cqpool_destroy *)arg)->id,
+				  &cqh_conn_class);
 }
 
 /**
- * cqpool_session_conns() - call @fn for each connection of a session
+ * cqh_session_conns() - call @fn for each connection of a session
  * @s: the session
  * @fn: called with @ctx, the connection's id and its info, under the
  *	session's lock: it must not sleep
@@ -151,18 +151,18 @@ int cqpool_session_conn_destroy(struct cqpool_session *s, void *arg)
  *
  * Context: process context; takes the session's lock.
  */
-void cqpool_session_conns(struct cqpool_session *s,
-			  void (*fn)(void *ctx,
-				     const struct cqpool_conn_info *info),
-			  void *ctx)
+void cqh_session_conns(struct cqh_session *s,
+		       void (*fn)(void *ctx,
+				  const struct cqpool_conn_info *info),
+		       void *ctx)
 {
 	struct cqpool_conn_info info;
-	struct cqpool_obj *obj;
+	struct cqh_obj *obj;
 	unsigned long id;
 
 	mutex_lock(&s->lock);
 	xa_for_each(&s->objs, id, obj) {
-		if (obj->class != &cqpool_conn_class || READ_ONCE(obj->gone))
+		if (obj->class != &cqh_conn_class || READ_ONCE(obj->gone))
 			continue;
 		memset(&info, 0, sizeof(info));
 		cqpool_conn_info(to_conn_obj(obj)->conn, &info);
@@ -177,8 +177,8 @@ void cqpool_session_conns(struct cqpool_session *s,
  * destroys them while it runs without the lock; a removal that came
  * meanwhile is dealt with once they are free again.
  */
-static void cqpool_session_set_busy(struct cqpool_session *s,
-				    struct cqpool_conn_obj **objs,
+static void cqh_session_set_busy(struct cqh_session *s,
+				 struct cqh_conn_obj **objs,
 				    unsigned int n, bool busy)
 {
 	unsigned int i;
@@ -190,18 +190,18 @@ static void cqpool_session_set_busy(struct cqpool_session *s,
 }
 
 /* Whether a TRAFFIC on every connection takes @obj. */
-static bool cqpool_conn_runnable(struct cqpool_obj *obj)
+static bool cqh_conn_runnable(struct cqh_obj *obj)
 {
-	return obj->class == &cqpool_conn_class && !READ_ONCE(obj->gone) &&
-		!test_bit(CQPOOL_CONN_BROKEN, &to_conn_obj(obj)->conn->flags);
+	return obj->class == &cqh_conn_class && !READ_ONCE(obj->gone) &&
+		!test_bit(CQH_CONN_BROKEN, &to_conn_obj(obj)->conn->flags);
 }
 
-int cqpool_session_traffic(struct cqpool_session *s, void *arg)
+int cqh_session_traffic(struct cqh_session *s, void *arg)
 {
 	struct cqpool_traffic *a = arg;
-	struct cqpool_conn_obj **objs;
-	struct cqpool_conn **conns;
-	struct cqpool_obj *obj;
+	struct cqh_conn_obj **objs;
+	struct cqh_conn **conns;
+	struct cqh_obj *obj;
 	unsigned int n = 0, i;
 	unsigned long id;
 	int ret;
@@ -220,25 +220,25 @@ int cqpool_session_traffic(struct cqpool_session *s, void *arg)
 	}
 	ret = -ENOENT;
 	if (a->conn_id) {
-		obj = cqpool_obj_use(s, a->conn_id, &cqpool_conn_class);
+		obj = cqh_obj_use(s, a->conn_id, &cqh_conn_class);
 		ret = PTR_ERR_OR_ZERO(obj);
 		if (!ret)
 			objs[n++] = to_conn_obj(obj);
 	} else {
 		xa_for_each(&s->objs, id, obj)
-			if (cqpool_conn_runnable(obj))
+			if (cqh_conn_runnable(obj))
 				objs[n++] = to_conn_obj(obj);
 	}
 	for (i = 0; i < n; i++)
 		conns[i] = objs[i]->conn;
 	if (n)
-		cqpool_session_set_busy(s, objs, n, true);
+		cqh_session_set_busy(s, objs, n, true);
 	mutex_unlock(&s->lock);
 
 	if (n) {
-		ret = cqpool_traffic_run(&s->run, conns, n, a);
+		ret = cqh_traffic_run(&s->run, conns, n, a);
 		mutex_lock(&s->lock);
-		cqpool_session_set_busy(s, objs, n, false);
+		cqh_session_set_busy(s, objs, n, false);
 		mutex_unlock(&s->lock);
 		queue_work(system_wq, &s->gone_work);
 	}
@@ -248,26 +248,26 @@ out_free:
 	return ret;
 }
 
-int cqpool_session_trigger(struct cqpool_session *s, void *arg)
+int cqh_session_trigger(struct cqh_session *s, void *arg)
 {
 	struct cqpool_trigger *a = arg;
 	char device[CQPOOL_NAME_LEN];
-	struct cqpool_obj *obj;
+	struct cqh_obj *obj;
 	int ret;
 
 	if (a->kind == CQPOOL_TRIGGER_DEVICE_FATAL) {
-		if (a->conn_id || cqpool_name(device, a->device))
+		if (a->conn_id || cqh_name(device, a->device))
 			return -EINVAL;
-		return cqpool_inject_event(device, IB_EVENT_DEVICE_FATAL);
+		return cqpool_test_inject_event(device, IB_EVENT_DEVICE_FATAL);
 	}
 	if (a->kind > CQPOOL_TRIGGER_DEVICE_FATAL ||
 	    memchr_inv(a->device, 0, sizeof(a->device)))
 		return -EINVAL;
 	mutex_lock(&s->lock);
-	obj = cqpool_obj_use(s, a->conn_id, &cqpool_conn_class);
+	obj = cqh_obj_use(s, a->conn_id, &cqh_conn_class);
 	ret = IS_ERR(obj) ? PTR_ERR(obj) :
 		obj->busy ? -EBUSY :
-		cqpool_conn_trigger(to_conn_obj(obj)->conn, a->kind);
+		cqh_conn_trigger(to_conn_obj(obj)->conn, a->kind);
 	mutex_unlock(&s->lock);
 	return ret;
 }

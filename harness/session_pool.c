@@ -6,16 +6,16 @@
  * cq_source.c.
  */
 #include <linux/slab.h>
-#include <uapi/linux/cqpool.h>
+#include "uapi/linux/cqpool.h"
 #include <cqpool/cqpool.h>
 
 #include "cq_source.h"
-#include "cqpool_harness.h"
+#include "testing.h"
 #include "object.h"
 #include "session.h"
 
 /**
- * struct cqpool_resv_obj - a reservation of a session
+ * struct cqh_resv_obj - a reservation of a session
  * @obj: its object
  * @owner: the owned pool it is on, which it holds; else NULL
  * @upstream: made with ib_cq_pool_get()
@@ -26,31 +26,31 @@
  * @upstream_node: an upstream reservation, on the session's @upstream
  *	until given back
  */
-struct cqpool_resv_obj {
-	struct cqpool_obj obj;
-	struct cqpool_pool_obj *owner;
+struct cqh_resv_obj {
+	struct cqh_obj obj;
+	struct cqh_pool_obj *owner;
 	bool upstream;
-	struct cqpool_cq_source src;
+	struct cqh_cq_source src;
 	struct ib_cq *cq;
 	unsigned int nr_cqe;
 	struct cqpool_hook hook;
 	struct list_head upstream_node;
 };
 
-static struct cqpool_pool_obj *to_pool_obj(struct cqpool_obj *obj)
+static struct cqh_pool_obj *to_pool_obj(struct cqh_obj *obj)
 {
-	return container_of(obj, struct cqpool_pool_obj, obj);
+	return container_of(obj, struct cqh_pool_obj, obj);
 }
 
-static struct cqpool_resv_obj *to_resv_obj(struct cqpool_obj *obj)
+static struct cqh_resv_obj *to_resv_obj(struct cqh_obj *obj)
 {
-	return container_of(obj, struct cqpool_resv_obj, obj);
+	return container_of(obj, struct cqh_resv_obj, obj);
 }
 
-static int cqpool_pool_destroy_obj(struct cqpool_session *s,
-				   struct cqpool_obj *obj)
+static int cqh_pool_destroy_obj(struct cqh_session *s,
+				struct cqh_obj *obj)
 {
-	struct cqpool_pool_obj *p = to_pool_obj(obj);
+	struct cqh_pool_obj *p = to_pool_obj(obj);
 	int ret;
 
 	lockdep_assert_held(&s->lock);
@@ -62,33 +62,33 @@ static int cqpool_pool_destroy_obj(struct cqpool_session *s,
 	return ret;
 }
 
-static bool cqpool_pool_device_gone(struct cqpool_session *s,
-				    struct cqpool_obj *obj)
+static bool cqh_pool_device_gone(struct cqh_session *s,
+				 struct cqh_obj *obj)
 {
-	return cqpool_pool_dying(to_pool_obj(obj)->pool);
+	return cqpool_test_pool_dying(to_pool_obj(obj)->pool);
 }
 
-const struct cqpool_obj_class cqpool_pool_class = {
+const struct cqh_obj_class cqh_pool_class = {
 	.name = "pool",
 	.order = 1,
-	.destroy = cqpool_pool_destroy_obj,
-	.device_gone = cqpool_pool_device_gone,
+	.destroy = cqh_pool_destroy_obj,
+	.device_gone = cqh_pool_device_gone,
 };
 
 /**
- * cqpool_pool_obj_join() - hold owned pool @id for a new user
+ * cqh_pool_obj_join() - hold owned pool @id for a new user
  * @s: the session
  * @id: the pool's id
  *
  * Context: under the session's lock.
  * Return: the pool, whose @users now counts the caller, who gives it
- * back with cqpool_pool_obj_leave(); or ERR_PTR(-ENOENT) or
- * ERR_PTR(-ENODEV), as cqpool_obj_use().
+ * back with cqh_pool_obj_leave(); or ERR_PTR(-ENOENT) or
+ * ERR_PTR(-ENODEV), as cqh_obj_use().
  */
-struct cqpool_pool_obj *cqpool_pool_obj_join(struct cqpool_session *s,
-					     u32 id)
+struct cqh_pool_obj *cqh_pool_obj_join(struct cqh_session *s,
+				       u32 id)
 {
-	struct cqpool_obj *obj = cqpool_obj_use(s, id, &cqpool_pool_class);
+	struct cqh_obj *obj = cqh_obj_use(s, id, &cqh_pool_class);
 
 	if (IS_ERR(obj))
 		return ERR_CAST(obj);
@@ -97,15 +97,15 @@ struct cqpool_pool_obj *cqpool_pool_obj_join(struct cqpool_session *s,
 }
 
 /* A user of @p no longer uses it; under the session's lock. */
-void cqpool_pool_obj_leave(struct cqpool_session *s,
-			   struct cqpool_pool_obj *p)
+void cqh_pool_obj_leave(struct cqh_session *s,
+			struct cqh_pool_obj *p)
 {
 	lockdep_assert_held(&s->lock);
 	if (p)
 		p->users--;
 }
 
-int cqpool_session_pool_create(struct cqpool_session *s, void *arg)
+int cqh_session_pool_create(struct cqh_session *s, void *arg)
 {
 	struct cqpool_pool_create *a = arg;
 	char device[CQPOOL_NAME_LEN], name[CQPOOL_NAME_LEN];
@@ -116,7 +116,7 @@ int cqpool_session_pool_create(struct cqpool_session *s, void *arg)
 		.flags = a->flags,
 		.name = name,
 	};
-	struct cqpool_pool_obj *p;
+	struct cqh_pool_obj *p;
 	struct ib_device *dev;
 	int ret;
 
@@ -124,14 +124,14 @@ int cqpool_session_pool_create(struct cqpool_session *s, void *arg)
 	BUILD_BUG_ON(CQPOOL_NAME_LEN != CQPOOL_NAME_MAX);
 	BUILD_BUG_ON(CQPOOL_POOL_NO_RESIZE != CQPOOL_F_NO_RESIZE);
 	BUILD_BUG_ON(CQPOOL_POOL_RESIZE != CQPOOL_F_RESIZE);
-	if (cqpool_name(device, a->device) || cqpool_name(name, a->name) ||
+	if (cqh_name(device, a->device) || cqh_name(name, a->name) ||
 	    a->poll_ctx > CQPOOL_POLL_UNBOUND_WORKQUEUE)
 		return -EINVAL;
 
 	p = kzalloc(sizeof(*p), GFP_KERNEL_ACCOUNT);
 	if (!p)
 		return -ENOMEM;
-	p->obj.class = &cqpool_pool_class;
+	p->obj.class = &cqh_pool_class;
 
 	dev = ib_device_get_by_name(device, RDMA_DRIVER_UNKNOWN);
 	if (!dev) {
@@ -146,7 +146,7 @@ int cqpool_session_pool_create(struct cqpool_session *s, void *arg)
 	}
 
 	mutex_lock(&s->lock);
-	ret = cqpool_obj_add(s, &p->obj, &a->id);
+	ret = cqh_obj_add(s, &p->obj, &a->id);
 	mutex_unlock(&s->lock);
 	if (ret)
 		goto out_destroy;
@@ -159,29 +159,29 @@ out_free:
 	return ret;
 }
 
-int cqpool_session_pool_destroy(struct cqpool_session *s, void *arg)
+int cqh_session_pool_destroy(struct cqh_session *s, void *arg)
 {
-	return cqpool_obj_destroy(s, ((struct cqpool_destroy *)arg)->id,
-				  &cqpool_pool_class);
+	return cqh_obj_destroy(s, ((struct cqpool_destroy *)arg)->id,
+				  &cqh_pool_class);
 }
 
 /* Atomic context: under the CQ's hook lock. */
-static void cqpool_resv_hook(struct cqpool_hook *hook,
-			     const struct ib_event *event)
+static void cqh_resv_hook(struct cqpool_hook *hook,
+			  const struct ib_event *event)
 {
-	cqpool_count(container_of(hook, struct cqpool_resv_obj,
-				  hook)->obj.counts, event->event);
+	cqh_count(container_of(hook, struct cqh_resv_obj,
+			       hook)->obj.counts, event->event);
 }
 
-static void cqpool_resv_put(struct cqpool_session *s,
-			    struct cqpool_resv_obj *r)
+static void cqh_resv_put(struct cqh_session *s,
+			 struct cqh_resv_obj *r)
 {
 	bool live;
 
 	if (!r->upstream) {
-		cqpool_cq_source_put(&r->src, r->cq, r->nr_cqe,
-				     r->obj.counts ? &r->hook : NULL);
-		cqpool_cq_source_exit(&r->src);
+		cqh_cq_source_put(&r->src, r->cq, r->nr_cqe,
+				  r->obj.counts ? &r->hook : NULL);
+		cqh_cq_source_exit(&r->src);
 		return;
 	}
 	/* Unless its device's removal gave it back already. */
@@ -189,52 +189,52 @@ static void cqpool_resv_put(struct cqpool_session *s,
 	live = !READ_ONCE(r->obj.gone);
 	if (live) {
 		list_del(&r->upstream_node);
-		cqpool_cq_source_put(&r->src, r->cq, r->nr_cqe, NULL);
-		cqpool_cq_source_exit(&r->src);
+		cqh_cq_source_put(&r->src, r->cq, r->nr_cqe, NULL);
+		cqh_cq_source_exit(&r->src);
 	}
 	mutex_unlock(&s->upstream_lock);
 }
 
-static int cqpool_resv_destroy_obj(struct cqpool_session *s,
-				   struct cqpool_obj *obj)
+static int cqh_resv_destroy_obj(struct cqh_session *s,
+				struct cqh_obj *obj)
 {
-	struct cqpool_resv_obj *r = to_resv_obj(obj);
+	struct cqh_resv_obj *r = to_resv_obj(obj);
 
 	lockdep_assert_held(&s->lock);
-	cqpool_pool_obj_leave(s, r->owner);
+	cqh_pool_obj_leave(s, r->owner);
 	r->owner = NULL;
-	cqpool_resv_put(s, r);
+	cqh_resv_put(s, r);
 	return 0;
 }
 
-static bool cqpool_resv_device_gone(struct cqpool_session *s,
-				    struct cqpool_obj *obj)
+static bool cqh_resv_device_gone(struct cqh_session *s,
+				 struct cqh_obj *obj)
 {
-	struct cqpool_resv_obj *r = to_resv_obj(obj);
+	struct cqh_resv_obj *r = to_resv_obj(obj);
 	bool gone;
 
 	if (!r->upstream)
-		return cqpool_cq_dying(r->cq);
+		return cqpool_test_cq_dying(r->cq);
 	mutex_lock(&s->upstream_lock);
 	gone = READ_ONCE(obj->gone);
 	mutex_unlock(&s->upstream_lock);
 	return gone;
 }
 
-const struct cqpool_obj_class cqpool_resv_class = {
+const struct cqh_obj_class cqh_resv_class = {
 	.name = "reservation",
 	.order = 0,
-	.destroy = cqpool_resv_destroy_obj,
-	.device_gone = cqpool_resv_device_gone,
+	.destroy = cqh_resv_destroy_obj,
+	.device_gone = cqh_resv_device_gone,
 };
 
 /* The device a shared or upstream reservation names, held. */
-static struct ib_device *cqpool_get_device(const struct cqpool_cq_get *a)
+static struct ib_device *cqh_get_device(const struct cqpool_cq_get *a)
 {
 	char device[CQPOOL_NAME_LEN];
 	struct ib_device *dev;
 
-	if (cqpool_name(device, a->device) ||
+	if (cqh_name(device, a->device) ||
 	    a->poll_ctx > CQPOOL_POLL_UNBOUND_WORKQUEUE)
 		return ERR_PTR(-EINVAL);
 	dev = ib_device_get_by_name(device, RDMA_DRIVER_UNKNOWN);
@@ -245,8 +245,8 @@ static struct ib_device *cqpool_get_device(const struct cqpool_cq_get *a)
  * An upstream reservation is listed where a removal looks, or given back
  * if one has begun (it stops serving the device before it looks).
  */
-static struct ib_cq *cqpool_upstream_listed(struct cqpool_session *s,
-					    struct cqpool_resv_obj *r,
+static struct ib_cq *cqh_upstream_listed(struct cqh_session *s,
+					 struct cqh_resv_obj *r,
 					    struct ib_cq *cq)
 {
 	bool served;
@@ -254,11 +254,11 @@ static struct ib_cq *cqpool_upstream_listed(struct cqpool_session *s,
 	if (IS_ERR(cq))
 		return cq;
 	mutex_lock(&s->upstream_lock);
-	served = cqpool_device_served(cq->device);
+	served = cqpool_test_device_served(cq->device);
 	if (served)
 		list_add_tail(&r->upstream_node, &s->upstream);
 	else
-		cqpool_cq_source_put(&r->src, cq, r->nr_cqe, NULL);
+		cqh_cq_source_put(&r->src, cq, r->nr_cqe, NULL);
 	mutex_unlock(&s->upstream_lock);
 	return served ? cq : ERR_PTR(-ENODEV);
 }
@@ -268,9 +268,9 @@ static struct ib_cq *cqpool_upstream_listed(struct cqpool_session *s,
  * device's shared pool or upstream's; under the session's lock.  On an
  * owned pool, @r holds it.
  */
-static struct ib_cq *cqpool_session_reserve(struct cqpool_session *s,
-					    const struct cqpool_cq_get *a,
-					    struct cqpool_resv_obj *r)
+static struct ib_cq *cqh_session_reserve(struct cqh_session *s,
+					 const struct cqpool_cq_get *a,
+					    struct cqh_resv_obj *r)
 {
 	const u32 how = CQPOOL_CQ_GET_SHARED | CQPOOL_CQ_GET_UPSTREAM;
 	struct cqpool_hook *hook = r->obj.counts ? &r->hook : NULL;
@@ -283,38 +283,38 @@ static struct ib_cq *cqpool_session_reserve(struct cqpool_session *s,
 	    (a->flags & CQPOOL_CQ_GET_TAKEN_OVER && !r->upstream))
 		return ERR_PTR(-EINVAL);
 	if (!(a->flags & how)) {
-		r->owner = cqpool_pool_obj_join(s, a->pool_id);
+		r->owner = cqh_pool_obj_join(s, a->pool_id);
 		if (IS_ERR(r->owner)) {
 			cq = ERR_CAST(r->owner);
 			r->owner = NULL;
 			return cq;
 		}
-		ret = cqpool_cq_source_init(&r->src, CQPOOL_CQ_POOL,
-					    cqpool_pool_device(r->owner->pool),
+		ret = cqh_cq_source_init(&r->src, CQPOOL_CQ_POOL,
+					 cqpool_test_pool_device(r->owner->pool),
 					    r->owner->pool, a->poll_ctx);
 	} else {
-		dev = cqpool_get_device(a);
+		dev = cqh_get_device(a);
 		if (IS_ERR(dev))
 			return ERR_CAST(dev);
 		if (a->flags & CQPOOL_CQ_GET_TAKEN_OVER)
-			ret = cqpool_cq_source_init_takeover(&r->src, dev,
-							     a->poll_ctx,
+			ret = cqh_cq_source_init_takeover(&r->src, dev,
+							  a->poll_ctx,
 							     false);
 		else
-			ret = cqpool_cq_source_init(&r->src,
-						    r->upstream ?
+			ret = cqh_cq_source_init(&r->src,
+						 r->upstream ?
 						    CQPOOL_CQ_UPSTREAM :
 						    CQPOOL_CQ_POOL, dev, NULL,
 						    a->poll_ctx);
 	}
 	cq = ret ? ERR_PTR(ret) :
-		cqpool_cq_source_get(&r->src, a->nr_cqe, a->vector_hint,
-				     hook);
+		cqh_cq_source_get(&r->src, a->nr_cqe, a->vector_hint,
+				  hook);
 	if (r->upstream)
-		cq = cqpool_upstream_listed(s, r, cq);
+		cq = cqh_upstream_listed(s, r, cq);
 	if (IS_ERR(cq)) {
-		cqpool_cq_source_exit(&r->src);
-		cqpool_pool_obj_leave(s, r->owner);
+		cqh_cq_source_exit(&r->src);
+		cqh_pool_obj_leave(s, r->owner);
 		r->owner = NULL;
 	}
 	if (dev)
@@ -322,36 +322,36 @@ static struct ib_cq *cqpool_session_reserve(struct cqpool_session *s,
 	return cq;
 }
 
-int cqpool_session_cq_get(struct cqpool_session *s, void *arg)
+int cqh_session_cq_get(struct cqh_session *s, void *arg)
 {
 	struct cqpool_cq_get *a = arg;
-	struct cqpool_resv_obj *r;
+	struct cqh_resv_obj *r;
 	int ret;
 
 	r = kzalloc(sizeof(*r), GFP_KERNEL_ACCOUNT);
 	if (!r)
 		return -ENOMEM;
-	r->obj.class = &cqpool_resv_class;
+	r->obj.class = &cqh_resv_class;
 	r->upstream = a->flags & CQPOOL_CQ_GET_UPSTREAM;
 	r->nr_cqe = a->nr_cqe;
 	if (a->flags & CQPOOL_CQ_GET_HOOK) {
-		r->obj.counts = cqpool_counts_alloc();
+		r->obj.counts = cqh_counts_alloc();
 		if (!r->obj.counts) {
 			kfree(r);
 			return -ENOMEM;
 		}
-		r->hook.handler = cqpool_resv_hook;
+		r->hook.handler = cqh_resv_hook;
 	}
 
 	mutex_lock(&s->lock);
-	r->cq = cqpool_session_reserve(s, a, r);
+	r->cq = cqh_session_reserve(s, a, r);
 	if (IS_ERR(r->cq)) {
 		ret = PTR_ERR(r->cq);
 		goto out_unlock;
 	}
-	ret = cqpool_obj_add(s, &r->obj, &a->id);
+	ret = cqh_obj_add(s, &r->obj, &a->id);
 	if (ret) {
-		cqpool_resv_destroy_obj(s, &r->obj);
+		cqh_resv_destroy_obj(s, &r->obj);
 		goto out_unlock;
 	}
 	a->cq_id = r->cq->res.id;
@@ -362,18 +362,18 @@ int cqpool_session_cq_get(struct cqpool_session *s, void *arg)
 
 out_unlock:
 	mutex_unlock(&s->lock);
-	cqpool_obj_free(&r->obj);
+	cqh_obj_free(&r->obj);
 	return ret;
 }
 
-int cqpool_session_cq_put(struct cqpool_session *s, void *arg)
+int cqh_session_cq_put(struct cqh_session *s, void *arg)
 {
-	return cqpool_obj_destroy(s, ((struct cqpool_destroy *)arg)->id,
-				  &cqpool_resv_class);
+	return cqh_obj_destroy(s, ((struct cqpool_destroy *)arg)->id,
+				  &cqh_resv_class);
 }
 
 /**
- * cqpool_session_upstream_removed() - give back upstream reservations
+ * cqh_session_upstream_removed() - give back upstream reservations
  * @s: the session
  * @ibdev: the device that is going
  *
@@ -382,10 +382,10 @@ int cqpool_session_cq_put(struct cqpool_session *s, void *arg)
  * Context: process context, from the removal; takes @s's upstream lock
  * only, so it waits for no command.
  */
-void cqpool_session_upstream_removed(struct cqpool_session *s,
-				     struct ib_device *ibdev)
+void cqh_session_upstream_removed(struct cqh_session *s,
+				  struct ib_device *ibdev)
 {
-	struct cqpool_resv_obj *r, *next;
+	struct cqh_resv_obj *r, *next;
 
 	mutex_lock(&s->upstream_lock);
 	list_for_each_entry_safe(r, next, &s->upstream, upstream_node) {
@@ -393,9 +393,9 @@ void cqpool_session_upstream_removed(struct cqpool_session *s,
 			continue;
 		WRITE_ONCE(r->obj.gone, true);
 		list_del(&r->upstream_node);
-		cqpool_cq_source_put(&r->src, r->cq, r->nr_cqe, NULL);
+		cqh_cq_source_put(&r->src, r->cq, r->nr_cqe, NULL);
 		/* A taken-over source's hold on cqpool's pool goes too. */
-		cqpool_cq_source_exit(&r->src);
+		cqh_cq_source_exit(&r->src);
 	}
 	mutex_unlock(&s->upstream_lock);
 }

@@ -11,28 +11,28 @@
 #include "conn.h"
 
 /* Grace past a run's end before it is stopped: a slow VM is not a bug. */
-#define CQPOOL_RUN_GRACE_MS	10000
+#define CQH_RUN_GRACE_MS	10000
 /* Longest run by count, which has no duration of its own. */
-#define CQPOOL_RUN_MAX_MS	600000
+#define CQH_RUN_MAX_MS	600000
 
 /*
  * Whether the connection will post nothing more in this run once it has
  * posted @posted messages.  A count once reached, a deadline once
  * passed, a stop or a break: each stays.
  */
-static bool cqpool_traffic_over_after(struct cqpool_conn *c,
-				      struct cqpool_run *run, s64 posted)
+static bool cqh_traffic_over_after(struct cqh_conn *c,
+				   struct cqh_run *run, s64 posted)
 {
-	if (READ_ONCE(run->stop) || test_bit(CQPOOL_CONN_BROKEN, &c->flags))
+	if (READ_ONCE(run->stop) || test_bit(CQH_CONN_BROKEN, &c->flags))
 		return true;
 	if (run->count)
 		return posted >= run->count;
 	return ktime_get_ns() >= run->deadline;
 }
 
-static bool cqpool_traffic_over(struct cqpool_conn *c, struct cqpool_run *run)
+static bool cqh_traffic_over(struct cqh_conn *c, struct cqh_run *run)
 {
-	return cqpool_traffic_over_after(c, run, atomic64_read(&c->posted));
+	return cqh_traffic_over_after(c, run, atomic64_read(&c->posted));
 }
 
 /*
@@ -41,17 +41,17 @@ static bool cqpool_traffic_over(struct cqpool_conn *c, struct cqpool_run *run)
  * sent.  Once true this stays true, so whichever completion makes it
  * true ends the connection's part, exactly once.
  */
-static void cqpool_traffic_check(struct cqpool_conn *c, struct cqpool_run *run)
+static void cqh_traffic_check(struct cqh_conn *c, struct cqh_run *run)
 {
-	if (!cqpool_traffic_over(c, run))
+	if (!cqh_traffic_over(c, run))
 		return;
 	if (atomic64_read(&c->send_done) != atomic64_read(&c->posted))
 		return;
 	if (run->op == CQPOOL_OP_SEND &&
-	    !test_bit(CQPOOL_CONN_BROKEN, &c->flags) &&
+	    !test_bit(CQH_CONN_BROKEN, &c->flags) &&
 	    atomic64_read(&c->recvd) < atomic64_read(&c->sent))
 		return;
-	if (!test_and_set_bit(CQPOOL_CONN_FINISHED, &c->flags) &&
+	if (!test_and_set_bit(CQH_CONN_FINISHED, &c->flags) &&
 	    atomic_dec_and_test(&run->active))
 		complete(&run->done);
 }
@@ -66,7 +66,7 @@ static void cqpool_traffic_check(struct cqpool_conn *c, struct cqpool_run *run)
  * complete while a message is about to go; a refused ticket is given
  * back, and every caller checks the connection afterwards.
  */
-static bool cqpool_traffic_ticket(struct cqpool_conn *c, struct cqpool_run *run)
+static bool cqh_traffic_ticket(struct cqh_conn *c, struct cqh_run *run)
 {
 	bool send = run->op == CQPOOL_OP_SEND;
 	s64 posted;
@@ -75,7 +75,7 @@ static bool cqpool_traffic_ticket(struct cqpool_conn *c, struct cqpool_run *run)
 		return false;
 	posted = atomic64_inc_return(&c->posted);
 	/* Message @posted may go if the run was not over before it. */
-	if (cqpool_traffic_over_after(c, run, posted - 1) ||
+	if (cqh_traffic_over_after(c, run, posted - 1) ||
 	    posted - atomic64_read(&c->send_done) > run->depth) {
 		atomic64_dec(&c->posted);
 		if (send)
@@ -86,7 +86,7 @@ static bool cqpool_traffic_ticket(struct cqpool_conn *c, struct cqpool_run *run)
 }
 
 /* Posts one message if the run wants more and may; false if it did not. */
-static bool cqpool_traffic_send(struct cqpool_conn *c, struct cqpool_run *run)
+static bool cqh_traffic_send(struct cqh_conn *c, struct cqh_run *run)
 {
 	struct ib_sge sge = { c->client.dma, run->msg_size,
 			      c->client.pd->local_dma_lkey };
@@ -101,11 +101,11 @@ static bool cqpool_traffic_send(struct cqpool_conn *c, struct cqpool_run *run)
 		.rkey = c->server.mr->rkey,
 	};
 
-	if (!cqpool_traffic_ticket(c, run))
+	if (!cqh_traffic_ticket(c, run))
 		return false;
 	if (ib_post_send(c->client.id->qp, &wr.wr, NULL)) {
 		/* It will never complete: count it done, as an error. */
-		set_bit(CQPOOL_CONN_BROKEN, &c->flags);
+		set_bit(CQH_CONN_BROKEN, &c->flags);
 		atomic64_inc(&c->errors);
 		atomic64_inc(&c->send_done);
 		return false;
@@ -114,14 +114,14 @@ static bool cqpool_traffic_send(struct cqpool_conn *c, struct cqpool_run *run)
 }
 
 /* Posts as many messages as the run wants and may. */
-static void cqpool_traffic_sends(struct cqpool_conn *c, struct cqpool_run *run)
+static void cqh_traffic_sends(struct cqh_conn *c, struct cqh_run *run)
 {
-	while (cqpool_traffic_send(c, run))
+	while (cqh_traffic_send(c, run))
 		;
 }
 
 /* Keeps @run->depth receives posted at the server, as long as useful. */
-static void cqpool_traffic_recvs(struct cqpool_conn *c, struct cqpool_run *run)
+static void cqh_traffic_recvs(struct cqh_conn *c, struct cqh_run *run)
 {
 	struct ib_sge sge = { c->server.dma, c->buf_size,
 			      c->server.pd->local_dma_lkey };
@@ -133,11 +133,11 @@ static void cqpool_traffic_recvs(struct cqpool_conn *c, struct cqpool_run *run)
 
 	while (atomic_read(&c->recv_posted) < run->depth &&
 	       !READ_ONCE(run->stop) &&
-	       !test_bit(CQPOOL_CONN_BROKEN, &c->flags) &&
+	       !test_bit(CQH_CONN_BROKEN, &c->flags) &&
 	       (!run->count || atomic64_read(&c->recvd) +
 			       atomic_read(&c->recv_posted) < run->count)) {
 		if (ib_post_recv(c->server.id->qp, &wr, NULL)) {
-			set_bit(CQPOOL_CONN_BROKEN, &c->flags);
+			set_bit(CQH_CONN_BROKEN, &c->flags);
 			atomic64_inc(&c->errors);
 			break;
 		}
@@ -146,7 +146,7 @@ static void cqpool_traffic_recvs(struct cqpool_conn *c, struct cqpool_run *run)
 	}
 }
 
-static void cqpool_traffic_count(struct cqpool_conn *c, struct ib_wc *wc)
+static void cqh_traffic_count(struct cqh_conn *c, struct ib_wc *wc)
 {
 	if (wc->status == IB_WC_SUCCESS) {
 		atomic64_inc(&c->completions);
@@ -154,107 +154,107 @@ static void cqpool_traffic_count(struct cqpool_conn *c, struct ib_wc *wc)
 	}
 	if (!atomic64_fetch_inc(&c->errors))
 		WRITE_ONCE(c->first_error, wc->status);
-	set_bit(CQPOOL_CONN_BROKEN, &c->flags);
+	set_bit(CQH_CONN_BROKEN, &c->flags);
 }
 
 /* A client work request completed (SEND, WRITE or a trigger's WRITE). */
-static void cqpool_traffic_send_done(struct ib_cq *cq, struct ib_wc *wc)
+static void cqh_traffic_send_done(struct ib_cq *cq, struct ib_wc *wc)
 {
-	struct cqpool_conn *c = container_of(wc->wr_cqe, struct cqpool_conn,
+	struct cqh_conn *c = container_of(wc->wr_cqe, struct cqh_conn,
 					     client.cqe);
-	struct cqpool_run *run = READ_ONCE(c->run);
+	struct cqh_run *run = READ_ONCE(c->run);
 
-	cqpool_traffic_count(c, wc);
+	cqh_traffic_count(c, wc);
 	if (!run)
 		return;
 	if (wc->status == IB_WC_SUCCESS)
 		atomic64_inc(&c->sent);
 	/* Done before the next is posted: it frees its place in the queue. */
 	atomic64_inc(&c->send_done);
-	cqpool_traffic_sends(c, run);
-	cqpool_traffic_check(c, run);
+	cqh_traffic_sends(c, run);
+	cqh_traffic_check(c, run);
 }
 
-static void cqpool_traffic_recv_done(struct ib_cq *cq, struct ib_wc *wc)
+static void cqh_traffic_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 {
-	struct cqpool_conn *c = container_of(wc->wr_cqe, struct cqpool_conn,
+	struct cqh_conn *c = container_of(wc->wr_cqe, struct cqh_conn,
 					     server.cqe);
-	struct cqpool_run *run = READ_ONCE(c->run);
+	struct cqh_run *run = READ_ONCE(c->run);
 
 	atomic_dec(&c->recv_posted);
-	cqpool_traffic_count(c, wc);
+	cqh_traffic_count(c, wc);
 	if (!run)
 		return;
 	if (wc->status == IB_WC_SUCCESS)
 		atomic64_inc(&c->recvd);
-	cqpool_traffic_recvs(c, run);
+	cqh_traffic_recvs(c, run);
 	/* The receive just posted is a credit a SEND may be waiting for. */
-	cqpool_traffic_sends(c, run);
-	cqpool_traffic_check(c, run);
+	cqh_traffic_sends(c, run);
+	cqh_traffic_check(c, run);
 }
 
 /**
- * cqpool_traffic_init() - make a connection's completions traffic's
+ * cqh_traffic_init() - make a connection's completions traffic's
  * @c: a new connection
  *
  * Context: any.
  */
-void cqpool_traffic_init(struct cqpool_conn *c)
+void cqh_traffic_init(struct cqh_conn *c)
 {
-	c->client.cqe.done = cqpool_traffic_send_done;
-	c->server.cqe.done = cqpool_traffic_recv_done;
+	c->client.cqe.done = cqh_traffic_send_done;
+	c->server.cqe.done = cqh_traffic_recv_done;
 }
 
-static int cqpool_traffic_valid(struct cqpool_conn **conns, unsigned int n,
-				const struct cqpool_traffic *a)
+static int cqh_traffic_valid(struct cqh_conn **conns, unsigned int n,
+			     const struct cqpool_traffic *a)
 {
 	unsigned int i;
 
 	if (a->op > CQPOOL_OP_WRITE || !a->msg_size || !a->depth ||
 	    (!a->count && (!a->duration_ms ||
-			   a->duration_ms > CQPOOL_RUN_MAX_MS)) ||
+			   a->duration_ms > CQH_RUN_MAX_MS)) ||
 	    (a->count && a->duration_ms))
 		return -EINVAL;
 	for (i = 0; i < n; i++) {
-		const struct cqpool_conn *c = conns[i];
+		const struct cqh_conn *c = conns[i];
 
 		if (a->msg_size > c->buf_size ||
 		    a->depth > c->init.cap.max_send_wr -
-			       CQPOOL_CONN_DRAIN_WRS ||
+			       CQH_CONN_DRAIN_WRS ||
 		    (a->op == CQPOOL_OP_SEND &&
 		     a->depth > c->init.cap.max_recv_wr -
-				CQPOOL_CONN_DRAIN_WRS))
+				CQH_CONN_DRAIN_WRS))
 			return -EINVAL;
-		if (test_bit(CQPOOL_CONN_BROKEN, &c->flags))
+		if (test_bit(CQH_CONN_BROKEN, &c->flags))
 			return -ENOTCONN;
 	}
 	return 0;
 }
 
 /* Ends a run that overran: its QPs go to error, which flushes them. */
-static void cqpool_traffic_abort(struct cqpool_run *run,
-				 struct cqpool_conn **conns, unsigned int n)
+static void cqh_traffic_abort(struct cqh_run *run,
+			      struct cqh_conn **conns, unsigned int n)
 {
 	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
 	unsigned int i;
 
 	WRITE_ONCE(run->stop, true);
 	for (i = 0; i < n; i++) {
-		if (test_bit(CQPOOL_CONN_FINISHED, &conns[i]->flags))
+		if (test_bit(CQH_CONN_FINISHED, &conns[i]->flags))
 			continue;
-		set_bit(CQPOOL_CONN_BROKEN, &conns[i]->flags);
+		set_bit(CQH_CONN_BROKEN, &conns[i]->flags);
 		ib_modify_qp(conns[i]->client.id->qp, &attr, IB_QP_STATE);
 		ib_modify_qp(conns[i]->server.id->qp, &attr, IB_QP_STATE);
 	}
 	if (!wait_for_completion_timeout(&run->done,
-					 msecs_to_jiffies(CQPOOL_RUN_GRACE_MS)))
+					 msecs_to_jiffies(CQH_RUN_GRACE_MS)))
 		/* A late completion must not end some later run. */
 		for (i = 0; i < n; i++)
-			set_bit(CQPOOL_CONN_FINISHED, &conns[i]->flags);
+			set_bit(CQH_CONN_FINISHED, &conns[i]->flags);
 }
 
 /**
- * cqpool_traffic_run() - run traffic over connections, and wait for it
+ * cqh_traffic_run() - run traffic over connections, and wait for it
  * @run: the session's run; not in use
  * @conns: the connections, none broken
  * @n: how many (at least one)
@@ -265,15 +265,15 @@ static void cqpool_traffic_abort(struct cqpool_run *run,
  * Return: 0, -EINVAL for bad arguments, -ENOTCONN for a broken
  * connection, -ETIMEDOUT if it overran by 10 s, -EINTR if killed.
  */
-int cqpool_traffic_run(struct cqpool_run *run, struct cqpool_conn **conns,
-		       unsigned int n, struct cqpool_traffic *a)
+int cqh_traffic_run(struct cqh_run *run, struct cqh_conn **conns,
+		    unsigned int n, struct cqpool_traffic *a)
 {
 	u64 before_ok = 0, before_err = 0, sent = 0, ok = 0, err = 0, start;
 	unsigned int i, j, limit;
 	long left;
 	int ret;
 
-	ret = cqpool_traffic_valid(conns, n, a);
+	ret = cqh_traffic_valid(conns, n, a);
 	if (ret)
 		return ret;
 	run->op = a->op;
@@ -284,7 +284,7 @@ int cqpool_traffic_run(struct cqpool_run *run, struct cqpool_conn **conns,
 	atomic_set(&run->active, n);
 	reinit_completion(&run->done);
 	for (i = 0; i < n; i++) {
-		struct cqpool_conn *c = conns[i];
+		struct cqh_conn *c = conns[i];
 
 		before_ok += atomic64_read(&c->completions);
 		before_err += atomic64_read(&c->errors);
@@ -294,7 +294,7 @@ int cqpool_traffic_run(struct cqpool_run *run, struct cqpool_conn **conns,
 		atomic64_set(&c->recvd, 0);
 		/* Receives left from a run by duration wait for a SEND. */
 		atomic_set(&c->credits, atomic_read(&c->recv_posted));
-		clear_bit(CQPOOL_CONN_FINISHED, &c->flags);
+		clear_bit(CQH_CONN_FINISHED, &c->flags);
 		WRITE_ONCE(c->run, run);
 	}
 
@@ -302,21 +302,21 @@ int cqpool_traffic_run(struct cqpool_run *run, struct cqpool_conn **conns,
 	run->deadline = start + (u64)a->duration_ms * NSEC_PER_MSEC;
 	for (i = 0; i < n; i++) {
 		if (a->op == CQPOOL_OP_SEND)
-			cqpool_traffic_recvs(conns[i], run);
+			cqh_traffic_recvs(conns[i], run);
 		for (j = 0; j < a->depth; j++)
-			if (!cqpool_traffic_send(conns[i], run))
+			if (!cqh_traffic_send(conns[i], run))
 				break;
 		/* Its completions may all have come before this. */
-		cqpool_traffic_check(conns[i], run);
+		cqh_traffic_check(conns[i], run);
 	}
 
-	limit = (a->count ? CQPOOL_RUN_MAX_MS : a->duration_ms) +
-		CQPOOL_RUN_GRACE_MS;
+	limit = (a->count ? CQH_RUN_MAX_MS : a->duration_ms) +
+		CQH_RUN_GRACE_MS;
 	left = wait_for_completion_killable_timeout(&run->done,
 						    msecs_to_jiffies(limit));
 	ret = left < 0 ? -EINTR : !left ? -ETIMEDOUT : 0;
 	if (ret)
-		cqpool_traffic_abort(run, conns, n);
+		cqh_traffic_abort(run, conns, n);
 	a->elapsed_ns = ktime_get_ns() - start;
 
 	for (i = 0; i < n; i++) {

@@ -7,7 +7,7 @@
 
 #include "core/pool.h"
 #include "core/vectors.h"
-#include "cqpool_harness.h"
+#include "testing.h"
 
 /*
  * cqpool.ko's allocator, but for the @fail_at'th allocation (counting
@@ -20,7 +20,7 @@ struct failing_alloc {
 
 static void *failing_zalloc(void *ctx, size_t size)
 {
-	const struct cqp_alloc *real = cqpool_core_allocator();
+	const struct cqp_alloc *real = cqpool_test_allocator();
 	struct failing_alloc *fa = ctx;
 
 	if (++fa->calls == fa->fail_at)
@@ -30,7 +30,7 @@ static void *failing_zalloc(void *ctx, size_t size)
 
 static void failing_free(void *ctx, void *ptr)
 {
-	const struct cqp_alloc *real = cqpool_core_allocator();
+	const struct cqp_alloc *real = cqpool_test_allocator();
 
 	real->free(real->ctx, ptr);
 }
@@ -40,7 +40,7 @@ static struct cqp_pool *ledger_new(struct kunit *test, unsigned int nvec,
 				   struct cqp_cq *cqs)
 {
 	const struct cqp_pool_params p = { .nvec = nvec, .max_cqe = 1000 };
-	struct cqp_pool *pool = cqp_pool_create(cqpool_core_allocator(), &p);
+	struct cqp_pool *pool = cqp_pool_create(cqpool_test_allocator(), &p);
 	unsigned int i;
 
 	KUNIT_ASSERT_NOT_NULL(test, pool);
@@ -154,5 +154,4 @@ kunit_test_suite(core_vectors_suite);
 
 MODULE_DESCRIPTION("KUnit tests for cqpool");
 MODULE_LICENSE("GPL");
-MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
 MODULE_IMPORT_NS(CQPOOL_HARNESS);

@@ -7,7 +7,7 @@
 #include <linux/cpumask.h>
 #include <rdma/ib_verbs.h>
 
-#include "cqpool_test.h"
+#include "testing.h"
 #include "vm_devices.h"
 
 static void device_is_tracked_with_capped_vectors(struct kunit *test)

@@ -17,7 +17,7 @@
 
 #include <cqpool/cqpool.h>
 
-#include "cqpool_test.h"
+#include "testing.h"
 #include "vm_devices.h"
 
 struct test_hook {

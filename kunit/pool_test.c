@@ -12,7 +12,7 @@
 
 #include "compat.h"
 #include "core/pool.h"
-#include "cqpool_test.h"
+#include "testing.h"
 #include "vm_devices.h"
 
 static unsigned int pool_test_nvec(struct ib_device *dev)
@@ -25,19 +25,9 @@ static struct cqp_pool_stats pool_stats(struct kunit *test,
 {
 	struct cqp_pool_stats st;
 
-	KUNIT_EXPECT_EQ_MSG(test, cqpool_pool_stats(pool, &st), 0,
+	KUNIT_EXPECT_EQ_MSG(test, cqpool_test_pool_stats(pool, &st), 0,
 			    "the ledger's invariants are broken");
 	return st;
-}
-
-/* Frees the pool's idle CQs now, whatever the idle timeout. */
-static void pool_reclaim_now(struct cqpool *pool)
-{
-	unsigned int saved = cqpool_idle_timeout_ms;
-
-	cqpool_idle_timeout_ms = 0;
-	cqpool_test_flush_reclaim(pool);
-	cqpool_idle_timeout_ms = saved;
 }
 
 static struct cqpool *owned_pool(struct kunit *test, struct ib_device *dev,
@@ -77,7 +67,7 @@ static void device_pool_is_lazy_and_shrinks_back(struct kunit *test)
 	KUNIT_EXPECT_PTR_EQ(test, pool, again);
 	if (!IS_ERR(again))
 		cqpool_pool_put(again);
-	pool_reclaim_now(pool);
+	cqpool_test_reclaim_now(pool);
 	st = pool_stats(test, pool);
 	KUNIT_EXPECT_EQ(test, st.cqs, 0ULL);
 
@@ -90,7 +80,7 @@ static void device_pool_is_lazy_and_shrinks_back(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, st.reserved, 32ULL);
 
 	cqpool_cq_put(cq, 32, NULL);
-	pool_reclaim_now(pool);
+	cqpool_test_reclaim_now(pool);
 	st = pool_stats(test, pool);
 	KUNIT_EXPECT_EQ(test, st.cqs, 0ULL);
 	KUNIT_EXPECT_EQ(test, st.cqes, 0ULL);
@@ -111,7 +101,7 @@ static void device_cq_get_reserves_on_the_shared_pool(struct kunit *test)
 	struct ib_cq *a, *b, *c;
 
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, pool);
-	pool_reclaim_now(pool);
+	cqpool_test_reclaim_now(pool);
 	before = pool_stats(test, pool);
 	KUNIT_EXPECT_EQ(test, PTR_ERR(cqpool_device_cq_get(dev, IB_POLL_DIRECT,
 							   8, -1, NULL)),
@@ -368,8 +358,8 @@ static void no_shrink_pool_keeps_idle_cqs(struct kunit *test)
 
 	cqpool_cq_put(a, 8, NULL);
 	cqpool_cq_put(b, 8, NULL);
-	pool_reclaim_now(pool);
-	pool_reclaim_now(shrinking);
+	cqpool_test_reclaim_now(pool);
+	cqpool_test_reclaim_now(shrinking);
 	KUNIT_EXPECT_EQ(test, pool_stats(test, pool).cqs, 1ULL);
 	KUNIT_EXPECT_EQ(test, pool_stats(test, shrinking).cqs, 0ULL);
 	KUNIT_EXPECT_EQ(test, cqpool_destroy(pool), 0);

@@ -15,7 +15,7 @@
 #include <cqpool/cqpool.h>
 
 #include "core/pool.h"
-#include "cqpool_test.h"
+#include "testing.h"
 #include "vm_devices.h"
 
 struct qp_test {
@@ -28,7 +28,7 @@ static struct cqp_pool_stats qp_stats(struct kunit *test, struct cqpool *pool)
 {
 	struct cqp_pool_stats st;
 
-	KUNIT_EXPECT_EQ_MSG(test, cqpool_pool_stats(pool, &st), 0,
+	KUNIT_EXPECT_EQ_MSG(test, cqpool_test_pool_stats(pool, &st), 0,
 			    "the ledger's invariants are broken");
 	return st;
 }

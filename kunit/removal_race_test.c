@@ -24,6 +24,7 @@
 #include <cqpool/cqpool.h>
 
 #include "cqpool_internal.h"
+#include "testing.h"
 
 /*
  * The devices removed, in turn: RoCE's rxe0 and iWARP's siw0, whose
@@ -213,7 +214,7 @@ static long race_reserve(struct race *r, struct ib_device *dev,
 	 * Dying before the put means the removal's DEVICE_FATAL, sent under
 	 * the pool's locks it was marked under, reached the hook.
 	 */
-	dying = cqpool_cq_dying(cq);
+	dying = cqpool_test_cq_dying(cq);
 	cqpool_cq_put(cq, 16, &h->hook);
 	if (dying && !atomic_read(&h->fatal))
 		atomic_inc(&r->unheard);
@@ -499,5 +500,4 @@ kunit_test_suite(race_suite);
 
 MODULE_DESCRIPTION("KUnit: cqpool consumers racing device removal");
 MODULE_LICENSE("GPL");
-MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
 MODULE_IMPORT_NS(CQPOOL_HARNESS);

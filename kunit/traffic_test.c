@@ -16,7 +16,8 @@
 #include <cqpool/cqpool.h>
 
 #include "core/pool.h"
-#include "cqpool_test.h"
+#include "../harness/conn.h"
+#include "testing.h"
 #include "vm_devices.h"
 
 #define LOOP_PORT	18515
@@ -177,7 +178,7 @@ static bool loop_connect(struct kunit *test, struct loop *loop,
 	struct ib_device *dev = vm_device(test);
 	int ret;
 
-	sin.sin_addr.s_addr = cqpool_device_ipv4(dev);
+	sin.sin_addr.s_addr = cqh_device_ipv4(dev);
 	KUNIT_EXPECT_NE_MSG(test, sin.sin_addr.s_addr, 0,
 			    "no IPv4 address on %s", vm_device_name(test));
 	if (!sin.sin_addr.s_addr)
@@ -260,7 +261,7 @@ static void rdma_cm_qps_complete_a_send_on_pooled_cqs(struct kunit *test)
 	/* Each QP got one pooled CQ for both directions. */
 	KUNIT_EXPECT_PTR_EQ(test, loop->client.id->qp->send_cq,
 			    loop->client.id->qp->recv_cq);
-	KUNIT_EXPECT_EQ(test, cqpool_pool_stats(loop->pool, &st), 0);
+	KUNIT_EXPECT_EQ(test, cqpool_test_pool_stats(loop->pool, &st), 0);
 	KUNIT_EXPECT_EQ(test, st.users, 2ULL);
 	KUNIT_EXPECT_EQ(test, st.reserved, 16ULL);
 

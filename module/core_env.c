@@ -35,17 +35,3 @@ const struct cqp_alloc cqpool_core_alloc = {
 	.free = cqpool_core_free,
 };
 
-/**
- * cqpool_core_allocator() - the memory cqpool.ko gives its core
- *
- * For the other builds of the core, the harness's (bench_ledger.c) and
- * the KUnit module's, so that they allocate as cqpool.ko's does.
- *
- * Context: any context.
- * Return: cqpool_core_alloc.
- */
-const struct cqp_alloc *cqpool_core_allocator(void)
-{
-	return &cqpool_core_alloc;
-}
-EXPORT_SYMBOL_NS_GPL(cqpool_core_allocator, CQPOOL_HARNESS);

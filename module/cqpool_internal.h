@@ -69,7 +69,6 @@
 
 #include "core/pool.h"
 #include "core/vectors.h"
-#include "cqpool_harness.h"
 
 /*
  * The most vector locks of a pool: vectors beyond share them (struct
@@ -318,6 +317,8 @@ static inline struct cqpool_cq *cqpool_cq_of(struct ib_cq *cq)
 extern const struct cqp_alloc cqpool_core_alloc;
 extern unsigned int cqpool_idle_timeout_ms;
 extern struct workqueue_struct *cqpool_wq;
+extern unsigned int cqpool_idle_timeout_ms;
+extern const struct cqp_alloc cqpool_core_alloc;
 
 int cqpool_devices_init(void);
 void cqpool_devices_exit(void);

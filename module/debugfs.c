@@ -4,20 +4,21 @@
  *
  *   devices  one line per RDMA device cqpool serves, with its counts of
  *            unaffiliated events: seen, delivered to handlers, masked
- *   inject   write "DEVICE device_fatal" (event_injection=1 only)
  *   pools    one line per pool, then one per CQ of it
  *   totals   CQs, entries allocated and reserved, over every pool, and
  *            how many pools fail the ledger's invariant check (0)
  *   ib_core_pools
  *            per device, what ib_core's own pool (ib_cq_pool_get()) holds:
  *            with the takeover active, the ULPs' new queues add nothing
+ *
+ * The test build adds its own (testing.c).
  */
 #include <linux/debugfs.h>
 #include <linux/seq_file.h>
-#include <linux/uaccess.h>
 
 #include "cqpool_internal.h"
 #include "report.h"
+#include "testing.h"
 
 static struct dentry *cqpool_debugfs_root;
 
@@ -33,7 +34,7 @@ static struct seq_file *cqpool_seq(struct cqpool_report *r)
 }
 
 static void cqpool_device_show(struct cqpool_report *r,
-			       const struct cqpool_device_info *d)
+			       const struct cqpool_report_device *d)
 {
 	seq_printf(cqpool_seq(r), "%-16s %8u %5u %10u %10u %10llu %10llu %10llu\n",
 		   d->name, d->num_comp_vectors, d->nvec, d->max_cqe,
@@ -56,18 +57,16 @@ static int cqpool_devices_show(struct seq_file *m, void *unused)
 DEFINE_SHOW_ATTRIBUTE(cqpool_devices);
 
 static void cqpool_pool_show(struct cqpool_report *r,
-			     const struct cqpool_pool_info *p)
+			     const struct cqpool_report_pool *p)
 {
 	seq_printf(cqpool_seq(r), "pool %s device %s ctx %s %s flags 0x%x cqs %u cqes %llu reserved %llu users %llu\n",
 		   p->name, p->device, cqpool_poll_ctx_name(p->poll_ctx),
-		   p->flags & CQPOOL_POOL_INFO_OWNED ? "owned" : "shared",
-		   p->flags & (CQPOOL_POOL_NO_SHRINK | CQPOOL_POOL_NO_RESIZE |
-			       CQPOOL_POOL_RESIZE),
+		   p->owned ? "owned" : "shared", p->flags & CQPOOL_F_ALL,
 		   p->cqs, p->cqes, p->reserved_cqes, p->users);
 }
 
 static void cqpool_cq_show(struct cqpool_report *r,
-			   const struct cqpool_cq_info *c)
+			   const struct cqpool_report_cq *c)
 {
 	seq_printf(cqpool_seq(r), "  cq %u vec %u size %u reserved %u users %u age_ms %llu idle_ms %llu events %llu delivered %llu\n",
 		   c->cq_id, c->vector, c->cqe, c->reserved_cqes, c->users,
@@ -104,7 +103,7 @@ struct cqpool_totals {
 };
 
 static void cqpool_pool_add(struct cqpool_report *r,
-			    const struct cqpool_pool_info *p)
+			    const struct cqpool_report_pool *p)
 {
 	struct cqpool_totals *t = container_of(r, struct cqpool_totals, r);
 
@@ -114,7 +113,7 @@ static void cqpool_pool_add(struct cqpool_report *r,
 	t->reserved += p->reserved_cqes;
 	t->users += p->users;
 	t->pools++;
-	t->broken += !!(p->flags & CQPOOL_POOL_INFO_BROKEN);
+	t->broken += p->broken;
 }
 
 static int cqpool_totals_show(struct seq_file *m, void *unused)
@@ -130,7 +129,7 @@ static int cqpool_totals_show(struct seq_file *m, void *unused)
 DEFINE_SHOW_ATTRIBUTE(cqpool_totals);
 
 static void cqpool_ib_core_pool_show(struct cqpool_report *r,
-				     const struct cqpool_device_info *d)
+				     const struct cqpool_report_device *d)
 {
 	seq_printf(cqpool_seq(r), "%s cqs %llu cqes %llu used %llu\n", d->name,
 		   d->upstream_cqs, d->upstream_cqes, d->upstream_used);
@@ -148,35 +147,6 @@ static int cqpool_ib_core_pools_show(struct seq_file *m, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(cqpool_ib_core_pools);
 
-/*
- * "DEVICE device_fatal" injects IB_EVENT_DEVICE_FATAL on DEVICE through
- * the dispatch path ib_core's events take, when the event_injection
- * module parameter allows it.
- */
-static ssize_t cqpool_inject_write(struct file *file, const char __user *ubuf,
-				   size_t count, loff_t *ppos)
-{
-	char buf[80], device[IB_DEVICE_NAME_MAX], what[32];
-	int ret;
-
-	if (count >= sizeof(buf))
-		return -EINVAL;
-	if (copy_from_user(buf, ubuf, count))
-		return -EFAULT;
-	buf[count] = 0;
-	if (sscanf(buf, "%63s %31s", device, what) != 2 ||
-	    strcmp(what, "device_fatal"))
-		return -EINVAL;
-	ret = cqpool_inject_event(device, IB_EVENT_DEVICE_FATAL);
-	return ret ? ret : count;
-}
-
-static const struct file_operations cqpool_inject_fops = {
-	.owner = THIS_MODULE,
-	.open = simple_open,
-	.write = cqpool_inject_write,
-};
-
 int cqpool_debugfs_init(void)
 {
 	cqpool_debugfs_root = debugfs_create_dir("cqpool", NULL);
@@ -188,8 +158,7 @@ int cqpool_debugfs_init(void)
 			    &cqpool_totals_fops);
 	debugfs_create_file("ib_core_pools", 0400, cqpool_debugfs_root, NULL,
 			    &cqpool_ib_core_pools_fops);
-	debugfs_create_file("inject", 0200, cqpool_debugfs_root, NULL,
-			    &cqpool_inject_fops);
+	cqpool_testing_debugfs(cqpool_debugfs_root);
 	return 0;
 }
 

@@ -10,11 +10,10 @@
 #include <linux/mutex.h>
 #include <linux/slab.h>
 #include <linux/xarray.h>
-#include <kunit/visibility.h>
 #include <rdma/ib_verbs.h>
 
 #include "cqpool_internal.h"
-#include "cqpool_test.h"
+#include "testing.h"
 #include "cqpool_trace.h"
 
 /*
@@ -160,24 +159,6 @@ struct cqpool *cqpool_dev_shared_pool(struct ib_device *ibdev,
 	return pool;
 }
 
-/**
- * cqpool_device_served() - whether cqpool serves a device now
- * @ibdev: an RDMA device, held by the caller
- *
- * Context: process context (the reference it drops may be the last).
- * Return: false from the start of the device's removal on.
- */
-bool cqpool_device_served(struct ib_device *ibdev)
-{
-	struct cqpool_dev *cdev = cqpool_dev_find(ibdev);
-
-	if (!cdev)
-		return false;
-	cqpool_dev_put(cdev);
-	return true;
-}
-EXPORT_SYMBOL_NS_GPL(cqpool_device_served, CQPOOL_HARNESS);
-
 static void cqpool_dev_release(struct kref *ref)
 {
 	struct cqpool_dev *cdev = container_of(ref, struct cqpool_dev, ref);
@@ -276,36 +257,6 @@ out_free:
 	return ret;
 }
 
-static BLOCKING_NOTIFIER_HEAD(cqpool_removal_chain);
-
-/**
- * cqpool_register_removal_notifier() - hear of each device's removal
- * @nb: called with the ib_device as data (see cqpool_harness.h)
- *
- * Context: process context.
- * Return: 0.
- */
-int cqpool_register_removal_notifier(struct notifier_block *nb)
-{
-	return blocking_notifier_chain_register(&cqpool_removal_chain, nb);
-}
-EXPORT_SYMBOL_NS_GPL(cqpool_register_removal_notifier, CQPOOL_HARNESS);
-
-/**
- * cqpool_unregister_removal_notifier() - stop hearing of removals
- * @nb: registered with cqpool_register_removal_notifier()
- *
- * Returns once no removal is calling @nb.
- *
- * Context: process context; may sleep.
- * Return: 0, or -ENOENT if @nb was not registered.
- */
-int cqpool_unregister_removal_notifier(struct notifier_block *nb)
-{
-	return blocking_notifier_chain_unregister(&cqpool_removal_chain, nb);
-}
-EXPORT_SYMBOL_NS_GPL(cqpool_unregister_removal_notifier, CQPOOL_HARNESS);
-
 /* The trace of a removal's start: the pools, and the reservations out. */
 static void cqpool_trace_remove_start(struct cqpool_dev *cdev)
 {
@@ -337,7 +288,7 @@ static void cqpool_remove_one(struct ib_device *ibdev, void *client_data)
 		cqpool_trace_remove_start(cdev);
 	xa_erase(&cqpool_devs, ibdev->index);
 	cqpool_events_removal(cdev);
-	blocking_notifier_call_chain(&cqpool_removal_chain, 0, ibdev);
+	cqpool_testing_removal(ibdev);
 	cqpool_dev_remove_pools(cdev);
 	cqpool_events_exit(cdev);
 	cqpool_dev_put(cdev);
@@ -348,39 +299,6 @@ static struct ib_client cqpool_client = {
 	.add = cqpool_add_one,
 	.remove = cqpool_remove_one,
 };
-
-/**
- * cqpool_test_device_info() - what cqpool knows of a device, for KUnit
- * @ibdev: a registered RDMA device, held by the caller
- * @info: filled in on success
- *
- * Context: process context.
- * Return: 0, or -ENODEV if cqpool does not serve @ibdev.
- */
-int cqpool_test_device_info(struct ib_device *ibdev,
-			    struct cqpool_test_dev_info *info)
-{
-	struct cqpool_dev *cdev = cqpool_dev_find(ibdev);
-	struct cqp_pool_stats st;
-	struct cqpool *pool;
-
-	if (!cdev)
-		return -ENODEV;
-
-	info->nvec = cqpool_dev_nvec(cdev);
-	info->load = 0;
-	mutex_lock(&cdev->lock);
-	list_for_each_entry(pool, &cdev->pools, node) {
-		cqpool_lock(pool);
-		cqp_pool_get_stats(pool->ledger, &st);
-		cqpool_unlock(pool);
-		info->load += st.reserved;
-	}
-	mutex_unlock(&cdev->lock);
-	cqpool_dev_put(cdev);
-	return 0;
-}
-EXPORT_SYMBOL_IF_KUNIT(cqpool_test_device_info);
 
 int cqpool_devices_init(void)
 {

@@ -12,22 +12,9 @@
  */
 #include <linux/module.h>
 #include <linux/string.h>
-#include <kunit/visibility.h>
-
-#include <uapi/linux/cqpool.h>
 
 #include "cqpool_internal.h"
-#include "cqpool_test.h"
 #include "cqpool_trace.h"
-
-/*
- * DEVICE_FATAL has no soft trigger (rxe and siw never raise it); tests
- * inject it through the same dispatch path, and only when this is set.
- */
-static bool cqpool_event_injection;
-module_param_named(event_injection, cqpool_event_injection, bool, 0644);
-MODULE_PARM_DESC(event_injection,
-		 "Allow debugfs to inject IB_EVENT_DEVICE_FATAL (testing only, default off)");
 
 /* Calls every hook of @ccq; any context. */
 static void cqpool_cq_fanout(struct cqpool_cq *ccq,
@@ -190,25 +177,6 @@ static void cqpool_ib_event(struct ib_event_handler *ih,
 						  ib_handler), event);
 }
 
-/* The uapi numbers events as ib_core does. */
-#define CQPOOL_SAME_EVENT(x) \
-	static_assert((int)CQPOOL_EVENT_##x == (int)IB_EVENT_##x)
-CQPOOL_SAME_EVENT(CQ_ERR);
-CQPOOL_SAME_EVENT(QP_FATAL);
-CQPOOL_SAME_EVENT(QP_REQ_ERR);
-CQPOOL_SAME_EVENT(QP_ACCESS_ERR);
-CQPOOL_SAME_EVENT(COMM_EST);
-CQPOOL_SAME_EVENT(SQ_DRAINED);
-CQPOOL_SAME_EVENT(DEVICE_FATAL);
-CQPOOL_SAME_EVENT(PORT_ACTIVE);
-CQPOOL_SAME_EVENT(PORT_ERR);
-CQPOOL_SAME_EVENT(LID_CHANGE);
-CQPOOL_SAME_EVENT(PKEY_CHANGE);
-CQPOOL_SAME_EVENT(SM_CHANGE);
-CQPOOL_SAME_EVENT(CLIENT_REREGISTER);
-CQPOOL_SAME_EVENT(GID_CHANGE);
-static_assert(CQPOOL_NR_EVENTS > IB_EVENT_WQ_FATAL);
-
 void cqpool_events_init(struct cqpool_dev *cdev)
 {
 	lockdep_register_key(&cdev->handlers_key);
@@ -300,58 +268,3 @@ void cqpool_unregister_event_handler(struct cqpool_event_handler *h)
 }
 EXPORT_SYMBOL_GPL(cqpool_unregister_event_handler);
 
-/**
- * cqpool_inject_event() - deliver a DEVICE_FATAL nobody raised, for tests
- * @device: the device's name
- * @type: IB_EVENT_DEVICE_FATAL, the one event no soft provider raises
- *
- * Goes through the same dispatch path as ib_core's events.
- *
- * Context: process context.
- * Return: 0, -EPERM unless the event_injection parameter is set, -EINVAL
- * for another event, -ENODEV for an unknown device.
- */
-int cqpool_inject_event(const char *device, enum ib_event_type type)
-{
-	struct ib_event event = { .event = type };
-	struct cqpool_dev *cdev;
-	int ret = 0;
-
-	if (!READ_ONCE(cqpool_event_injection))
-		return -EPERM;
-	if (type != IB_EVENT_DEVICE_FATAL)
-		return -EINVAL;
-	event.device = ib_device_get_by_name(device, RDMA_DRIVER_UNKNOWN);
-	if (!event.device)
-		return -ENODEV;
-	cdev = cqpool_dev_find(event.device);
-	if (cdev) {
-		cqpool_dispatch_device_event(cdev, &event);
-		cqpool_dev_put(cdev);
-	} else {
-		ret = -ENODEV;
-	}
-	ib_device_put(event.device);
-	return ret;
-}
-EXPORT_SYMBOL_NS_GPL(cqpool_inject_event, CQPOOL_HARNESS);
-
-/**
- * cqpool_test_dispatch() - deliver an unaffiliated event, for KUnit
- * @dev: a device cqpool serves, held by the caller
- * @event: the event
- *
- * Context: process context.
- * Return: 0, or -ENODEV.
- */
-int cqpool_test_dispatch(struct ib_device *dev, const struct ib_event *event)
-{
-	struct cqpool_dev *cdev = cqpool_dev_find(dev);
-
-	if (!cdev)
-		return -ENODEV;
-	cqpool_dispatch_device_event(cdev, event);
-	cqpool_dev_put(cdev);
-	return 0;
-}
-EXPORT_SYMBOL_IF_KUNIT(cqpool_test_dispatch);

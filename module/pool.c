@@ -9,12 +9,10 @@
 #include <linux/module.h>
 #include <linux/slab.h>
 #include <linux/string.h>
-#include <kunit/visibility.h>
 
 #include "compat.h"
 #include "cqpool_internal.h"
 #include "cqpool_trace.h"
-#include "cqpool_test.h"
 
 /*
  * A CQ without users is freed after this long.  Long enough that a ULP
@@ -22,7 +20,6 @@
  * still there, short enough that the memory comes back within a minute.
  */
 unsigned int cqpool_idle_timeout_ms = 30000;
-EXPORT_SYMBOL_IF_KUNIT(cqpool_idle_timeout_ms);
 
 static void cqpool_kick_reapers(void);
 
@@ -294,45 +291,6 @@ void cqpool_pool_mark_dying(struct cqpool *pool)
 	WRITE_ONCE(pool->dying, true);
 	cqp_pool_close(pool->ledger);
 }
-
-/**
- * cqpool_pool_dying() - whether a pool's device is going (or it is destroyed)
- * @pool: the pool
- *
- * Context: any context.
- * Return: true once no get on @pool can succeed.
- */
-bool cqpool_pool_dying(struct cqpool *pool)
-{
-	return READ_ONCE(pool->dying);
-}
-EXPORT_SYMBOL_NS_GPL(cqpool_pool_dying, CQPOOL_HARNESS);
-
-/**
- * cqpool_cq_dying() - whether a CQ of cqpool's is on a dying pool
- * @cq: a CQ reserved from cqpool, held by the caller
- *
- * Context: any context.
- * Return: true once the pool @cq belongs to takes no more gets.
- */
-bool cqpool_cq_dying(struct ib_cq *cq)
-{
-	return cqpool_pool_dying(cqpool_cq_of(cq)->pool);
-}
-EXPORT_SYMBOL_NS_GPL(cqpool_cq_dying, CQPOOL_HARNESS);
-
-/**
- * cqpool_pool_device() - the RDMA device of a pool
- * @pool: the pool, held by the caller
- *
- * Context: any context.
- * Return: the device, which @pool holds, also after its removal.
- */
-struct ib_device *cqpool_pool_device(struct cqpool *pool)
-{
-	return pool->cdev->ibdev;
-}
-EXPORT_SYMBOL_NS_GPL(cqpool_pool_device, CQPOOL_HARNESS);
 
 /* The idle timeout, or none at all once the pool's device is going. */
 static u64 cqpool_pool_idle_timeout(struct cqpool *pool)
@@ -1052,39 +1010,6 @@ int cqpool_cq_put(struct ib_cq *cq, unsigned int nr_cqe,
 	return 0;
 }
 EXPORT_SYMBOL_GPL(cqpool_cq_put);
-
-/**
- * cqpool_pool_stats() - totals of a pool, for KUnit and the harness
- * @pool: the pool
- * @st: filled in
- *
- * Context: process context; takes the pool's lock.
- * Return: cqp_pool_check() of the ledger: 0 when every invariant holds.
- */
-int cqpool_pool_stats(struct cqpool *pool, struct cqp_pool_stats *st)
-{
-	int ret;
-
-	cqpool_lock(pool);
-	cqp_pool_get_stats(pool->ledger, st);
-	ret = cqp_pool_check(pool->ledger);
-	cqpool_unlock(pool);
-	return ret;
-}
-EXPORT_SYMBOL_NS_GPL(cqpool_pool_stats, CQPOOL_HARNESS);
-
-/**
- * cqpool_test_flush_reclaim() - run a pool's idle reclaim now, for KUnit
- * @pool: the pool
- *
- * Context: process context; may sleep.
- */
-void cqpool_test_flush_reclaim(struct cqpool *pool)
-{
-	mod_delayed_work(cqpool_wq, &pool->reap_work, 0);
-	flush_delayed_work(&pool->reap_work);
-}
-EXPORT_SYMBOL_IF_KUNIT(cqpool_test_flush_reclaim);
 
 /*
  * The ib_client remove: every pool of the device is marked dying under its

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * What cqpool holds, as the uapi's info structs: the one walk over
- * devices, pools and CQs that debugfs prints and CQPOOL_IOC_LIST copies
- * out, so the two can never disagree.
+ * What cqpool holds: the one walk over devices, pools and CQs that
+ * debugfs prints and, in the test build, the harness's CQPOOL_IOC_LIST
+ * copies out, so the two can never disagree.
  */
 #include <linux/string.h>
 
@@ -13,7 +13,7 @@ static void cqpool_report_cq(struct cqpool_report *r, struct cqpool *pool,
 			     struct cqpool_cq *ccq)
 {
 	const struct cqp_cq *l = &ccq->ledger;
-	struct cqpool_cq_info info = {
+	struct cqpool_report_cq info = {
 		.cq_id = ccq->cq->res.id,
 		.vector = l->vec,
 		.cqe = l->size,
@@ -36,9 +36,9 @@ static void cqpool_report_cq(struct cqpool_report *r, struct cqpool *pool,
 
 /* Reports @pool and, when there is a cq callback, its CQs; under its lock. */
 static void cqpool_report_pool(struct cqpool_report *r, struct cqpool *pool,
-			       struct cqpool_device_info *dev)
+			       struct cqpool_report_device *dev)
 {
-	struct cqpool_pool_info info = {
+	struct cqpool_report_pool info = {
 		.poll_ctx = pool->poll_ctx,
 		.flags = pool->flags,
 	};
@@ -48,10 +48,8 @@ static void cqpool_report_pool(struct cqpool_report *r, struct cqpool *pool,
 	cqp_pool_get_stats(pool->ledger, &st);
 	strscpy(info.device, dev->name, sizeof(info.device));
 	strscpy(info.name, pool->name, sizeof(info.name));
-	if (pool->owned)
-		info.flags |= CQPOOL_POOL_INFO_OWNED;
-	if (cqp_pool_check(pool->ledger))
-		info.flags |= CQPOOL_POOL_INFO_BROKEN;
+	info.owned = pool->owned;
+	info.broken = cqp_pool_check(pool->ledger);
 	info.cqs = st.cqs;
 	info.idle_cqs = st.idle_cqs;
 	info.cqes = st.cqes;
@@ -101,7 +99,6 @@ void cqpool_upstream_count(struct ib_device *ibdev, int ctx,
 	}
 	spin_unlock_irqrestore(&ibdev->cq_pools_lock, flags);
 }
-EXPORT_SYMBOL_NS_GPL(cqpool_upstream_count, CQPOOL_HARNESS);
 
 /**
  * cqpool_report() - walk every device, pool and CQ cqpool holds
@@ -122,7 +119,7 @@ void cqpool_report(struct cqpool_report *r)
 	list_for_each_entry(cdev, cqpool_devices_list(), node) {
 		const struct ib_device *ibdev = cdev->ibdev;
 		struct cqpool_upstream_stats up;
-		struct cqpool_device_info dev = {
+		struct cqpool_report_device dev = {
 			.num_comp_vectors = ibdev->num_comp_vectors,
 			.nvec = cqpool_dev_nvec(cdev),
 			.max_cqe = ibdev->attrs.max_cqe,
@@ -149,4 +146,3 @@ void cqpool_report(struct cqpool_report *r)
 	}
 	cqpool_devices_unlock();
 }
-EXPORT_SYMBOL_NS_GPL(cqpool_report, CQPOOL_HARNESS);

@@ -53,7 +53,8 @@ if dkms status "${opts[@]}" -m cqpool -v "$ver" | grep -q .; then
 fi
 rm -rf "$src/cqpool-$ver"
 mkdir -p "$src/cqpool-$ver"
-cp -a Kbuild dkms.conf module harness include kunit takeover "$src/cqpool-$ver/"
+# What the build for a real machine needs: no harness, no KUnit.
+cp -a Kbuild dkms.conf module include takeover "$src/cqpool-$ver/"
 dkms add "${opts[@]}" -m cqpool -v "$ver"
 for k in "${kernels[@]}"; do
 	dkms build "${opts[@]}" -m cqpool -v "$ver" -k "$k"

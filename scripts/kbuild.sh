@@ -1,12 +1,21 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# kbuild.sh KIND KDIR [MAKE ARGS...] - build the modules for one kernel in
-# build/kbuild-KIND, a private copy of the sources, so that objects built
-# for two kernels never mix in the source tree.
+# kbuild.sh [--production] KIND KDIR [MAKE ARGS...] - build the modules
+# for one kernel in build/kbuild-KIND, a private copy of the sources, so
+# that objects built for two kernels never mix in the source tree.
+#
+# The test build (CQPOOL_TESTING=1, Kbuild), which the VMs, make bench and
+# make demo load; with --production the build for a real machine, which
+# make and DKMS make.
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
+testing=CQPOOL_TESTING=1
+if [[ ${1:-} == --production ]]; then
+	testing=
+	shift
+fi
 kind=$1
 kdir=$2
 shift 2
@@ -20,4 +29,4 @@ rsync -a --delete --exclude="*.o" --exclude=".*.cmd" --exclude="*.ko" --exclude=
 	"$top/Kbuild" "$top/module" "$top/harness" "$top/include" "$top/kunit" \
 	"$top/takeover" \
 	"$dir/"
-make -C "$kdir" M="$dir" "$@" modules
+make -C "$kdir" M="$dir" ${testing:+"$testing"} "$@" modules

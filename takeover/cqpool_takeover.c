@@ -54,6 +54,7 @@
 #include <cqpool/takeover.h>
 
 #include "settle.h"
+#include "takeover.h"
 #include "upstream.h"
 
 /* cqpool.ko's trace events; the two of the takeover are exported. */
@@ -131,6 +132,12 @@ static atomic_t tk_nr_upstream_gets = ATOMIC_INIT(0);
 module_param_named(upstream_gets, tk_nr_upstream_gets.counter, int, 0444);
 MODULE_PARM_DESC(upstream_gets,
 		 "Gets served by ib_core's pool on devices cqpool does not serve, since the load");
+
+/*
+ * From pre_patch to post_unpatch: ib_cq_pool_get() may lead here, and
+ * the reconcile stops once the patch is on again.
+ */
+bool tk_patched;
 
 static void tk_reconcile(struct work_struct *work);
 static DECLARE_DELAYED_WORK(tk_reconcile_work, tk_reconcile);
@@ -273,8 +280,7 @@ static void tk_release(struct tk_res *res)
  * shared pool of the device and poll context.  A vector hint of -1 picks
  * cqpool's least-loaded vector rather than upstream's round robin.  On a
  * device cqpool does not serve, ib_core's own pool serves the get, as it
- * would without the takeover.  Exported for the harness alone, whose benchmark calls it directly to
- * tell the livepatch's redirection from the rest of what a ULP pays.
+ * would without the takeover.  The test build exports it (testing.c).
  *
  * Context: process context.
  * Return: the CQ, or an ERR_PTR as ib_cq_pool_get() returns.
@@ -308,7 +314,6 @@ struct ib_cq *cqpool_takeover_get(struct ib_device *dev, unsigned int nr_cqe,
 	}
 	return cq;
 }
-EXPORT_SYMBOL_NS_GPL(cqpool_takeover_get, CQPOOL_HARNESS);
 
 /**
  * cqpool_takeover_put() - what ib_cq_pool_put() runs while patched
@@ -316,8 +321,7 @@ EXPORT_SYMBOL_NS_GPL(cqpool_takeover_get, CQPOOL_HARNESS);
  * @nr_cqe: the entries reserved with it
  *
  * A reservation made through the takeover goes back to cqpool, anything
- * else is upstream's.  Exported for the harness alone, as
- * cqpool_takeover_get().
+ * else is upstream's.  The test build exports it (testing.c).
  *
  * Context: process context; may sleep, as every in-tree caller allows
  * (they call it while tearing down a queue).
@@ -340,7 +344,6 @@ void cqpool_takeover_put(struct ib_cq *cq, unsigned int nr_cqe)
 		tk_upstream_put(cq, nr_cqe);
 	}
 }
-EXPORT_SYMBOL_NS_GPL(cqpool_takeover_put, CQPOOL_HARNESS);
 
 /*
  * Adds a reservation of @nr_cqe entries to the distinct sizes @size (the
@@ -481,15 +484,14 @@ static unsigned int tk_settle(bool stop)
  */
 static void tk_reconcile(struct work_struct *work)
 {
-	if (tk_settle(false) && !cqpool_takeover_active())
+	if (tk_settle(false) && !READ_ONCE(tk_patched))
 		schedule_delayed_work(&tk_reconcile_work,
 				      msecs_to_jiffies(TK_RECONCILE_MS));
 }
 
 static int tk_pre_patch(struct klp_object *obj)
 {
-	/* From now on the harness's "upstream" figures would be cqpool's. */
-	cqpool_takeover_set_active(true);
+	WRITE_ONCE(tk_patched, true);
 	return 0;
 }
 
@@ -531,7 +533,7 @@ static void tk_post_unpatch(struct klp_object *obj)
 	tk_nr_unpatch_puts += tk_nr_settled - settled;
 	tk_unpatching = false;
 	mutex_unlock(&tk_lock);
-	cqpool_takeover_set_active(false);
+	WRITE_ONCE(tk_patched, false);
 	mod_delayed_work(system_wq, &tk_reconcile_work, 0);
 }
 

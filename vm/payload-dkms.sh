@@ -13,6 +13,9 @@ for f in version description depends; do
 	[ -n "$(modinfo -F $f cqpool)" ] || fail "modinfo: no $f"
 done
 modinfo cqpool
+# The build for a real machine: its API and nothing of the tests'.
+! modinfo cqpool_harness >/dev/null 2>&1 || fail "DKMS installed the test harness"
+! modinfo -F parm cqpool | grep -q event_injection || fail "cqpool has the test build's parameters"
 modprobe cqpool || fail "modprobe cqpool"
 grep -q '^cqpool ' /proc/modules || fail "cqpool not loaded"
 grep -q '^ib_core ' /proc/modules || fail "its dependency ib_core not loaded"
