@@ -21,15 +21,21 @@
   soak LOG                               NAME\tOK\tNOTE, a line a verdict
   soak-table LOG MINUTES                 the run's figures, in Markdown
 
+  matrix-run MODE OUT SRC [CORES]        runs vm/matrix.toml's rows of MODE
+                                         (runner.py), records in
+                                         OUT/matrix-records.tsv; the last
+                                         line "N passed, N failed, N skipped"
+  matrix-rows MODE                       the rows of MODE, a label a line
+  matrix-table                           TESTING.md's table of kernels
+
 EXPECT is an expect file (expect.py); "-" or absent: none.
 """
 
 import os
-import subprocess
 import sys
 import unittest
 
-from . import blktests, expect, gtest, kselftest, kunit, soak
+from . import blktests, expect, gtest, kselftest, kunit, matrix, runner, soak
 from .counts import Counts
 
 
@@ -64,6 +70,22 @@ def scanned(ok):
     return f"{int(ok)}\t{'scanned at the end' if ok else 'never scanned: kmemleak saw nothing'}"
 
 
+def matrix_path():
+    """vm/matrix.toml of this tree."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    return os.path.join(here, "..", "..", "vm", "matrix.toml")
+
+
+def matrix_run(mode, out, src, cores=None):
+    """Runs MODE's rows: 0 when nothing failed."""
+    top = os.path.abspath(os.path.join(os.path.dirname(matrix_path()), ".."))
+    rows = matrix.rows(matrix_path(), mode)
+    recs = runner.Runner(top, os.path.abspath(out), mode, src, cores).run(rows)
+    p, f, s = (sum(r[i] for r in recs) for i in (1, 2, 3))
+    print(f"{p} passed, {f} failed, {s} skipped")
+    return int(f != 0)
+
+
 def main(args):
     if not args:
         print(__doc__, file=sys.stderr)
@@ -80,14 +102,7 @@ def main(args):
             print(name, c.line())
     elif kind == "kunit" and len(args) in (5, 6):
         console, tag, kunit_py, out = args[1:5]
-        text = kunit.ktap(read(console), tag)
-        with open(f"{out}/{tag}.ktap", "w") as f:
-            f.write(text)
-        with open(f"{out}/{tag}.txt", "w") as f:
-            rc = subprocess.run([sys.executable, kunit_py, "parse", f"{out}/{tag}.ktap"],
-                                stdout=f, stderr=subprocess.STDOUT, check=False).returncode
-        exp = [e for e in expected(args, 5) if e.kind == tag]
-        print(kunit.counts(read(f"{out}/{tag}.txt"), rc, text, exp, tag).line())
+        print(kunit.count_boot(read(console), tag, kunit_py, out, expected(args, 5)).line())
     elif kind == "blktests-results" and len(args) == 2:
         for row in blktests.results(read(args[1])):
             print("\t".join(row))
@@ -104,6 +119,13 @@ def main(args):
         print(scanned(blktests.kmemleak_scanned(read(args[1]))))
     elif kind == "kmemleak" and len(args) == 3:
         print(scanned(blktests.kmemleak_scanned(read(args[2]), args[1])))
+    elif kind == "matrix-run" and len(args) in (4, 5):
+        return matrix_run(args[1], args[2], args[3], int(args[4]) if len(args) == 5 else None)
+    elif kind == "matrix-rows" and len(args) == 2:
+        for r in matrix.rows(matrix_path(), args[1]):
+            print(r.label)
+    elif kind == "matrix-table" and len(args) == 1:
+        print(matrix.table(matrix_path()), end="")
     elif kind == "soak" and len(args) == 2:
         for name, ok, note in soak.verdicts(read(args[1])):
             print(f"{name}\t{int(ok)}\t{note}")

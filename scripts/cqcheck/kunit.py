@@ -17,6 +17,8 @@ mended before it does:
 """
 
 import re
+import subprocess
+import sys
 
 from .counts import Counts
 from . import expect
@@ -113,3 +115,20 @@ def counts(summary, parse_status, ktap_text="", expected=None, tag="kunit"):
         if name not in reported:
             c.fail(f"suite {name} expected, and never ran")
     return c
+
+
+def count_boot(console, tag, kunit_py, out, expected=None):
+    """Counts of the KUnit module @tag of a boot whose console log is the
+    text @console: its KTAP goes to @out/TAG.ktap, kunit.py's parse of it
+    to @out/TAG.txt."""
+    text = ktap(console, tag)
+    with open(f"{out}/{tag}.ktap", "w") as f:
+        f.write(text)
+    with open(f"{out}/{tag}.txt", "w") as f:
+        rc = subprocess.run([sys.executable, kunit_py, "parse", f"{out}/{tag}.ktap"],
+                            stdout=f, stderr=subprocess.STDOUT, check=False).returncode
+    with open(f"{out}/{tag}.txt", errors="replace") as f:
+        summary = f.read()
+    exp = [e for e in (expected or []) if e.kind == tag]
+    return counts(summary, rc, text, exp, tag)
+
