@@ -465,6 +465,11 @@ checks_tested() {
 	record checks:selftest-verdicts "$p" "$f" "${note:-$out/checks-verdict.log}"
 }
 checks_tested
+# make bench's report (scripts/benchreport): its tests, the committed
+# BENCHMARKS.md rendered again from bench/results.json among them, and no
+# figure in its templates' prose.
+step checks:benchreport env PYTHONPATH="$top/scripts" python3 -m benchreport selftest
+step lint:bench-templates env PYTHONPATH="$top/scripts" python3 -m benchreport lint
 
 # The other stock kernels installed (6.12, 6.12-rt): every kselftest, with
 # the modules of build:VERSION; make check runs SUBSET_612_RT on 6.12-rt.
