@@ -5,8 +5,8 @@
 # one: no KASAN or lockdep in the numbers) in QEMU with soft-RoCE, run
 # every scenario for cqpool, upstream's ib_cq_pool_get() and one CQ per
 # QP in alternation (vm/payload-bench.sh), and write bench/results.json
-# and BENCHMARKS.md with its charts, bench/*.svg (scripts/bench-report.py,
-# scripts/bench_plots.py).
+# and BENCHMARKS.md with its charts, bench/*.svg (scripts/bench-report.py:
+# the report by scenario, scripts/benchreport/; scripts/bench_plots.py).
 #
 # A second boot, with 4 vCPUs, runs the parallel get+put alone: the rest
 # is measured with 2, as before, so that it stays comparable.

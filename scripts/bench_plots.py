@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 """bench_plots.py - the charts of BENCHMARKS.md, drawn from the summary that
-bench-report.py makes of bench/results.json, as SVG with matplotlib
+scripts/benchreport makes of bench/results.json, as SVG with matplotlib
 (Debian's python3-matplotlib).  Every value comes from that summary.
 """
 import os
@@ -68,7 +68,7 @@ def mixed_cqes(summary, path):
     mx = summary.get("mixed")
     if not mx or "cqpool" not in mx or "upstream" not in mx:
         return False
-    phases = ["all 1,024 reserved", "all released",
+    phases = ["all {:,} reserved".format(mx["reservations"]), "all released",
               "idle timeout (%d ms) passed" % mx.get("idle_timeout_ms", 0)]
     fig, ax = plt.subplots(figsize=(7, 3.6))
     for mode in ("cqpool", "upstream"):

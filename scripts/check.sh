@@ -351,6 +351,11 @@ checks_tested() {
 	record checks:selftest-verdicts "$p" "$f" "${note:-$out/checks-verdict.log}"
 }
 checks_tested
+# make bench's report (scripts/benchreport): its tests, the committed
+# BENCHMARKS.md rendered again from bench/results.json among them, and no
+# figure in its templates' prose.
+step checks:benchreport env PYTHONPATH="$top/scripts" python3 -m benchreport selftest
+step lint:bench-templates env PYTHONPATH="$top/scripts" python3 -m benchreport lint
 
 # The VMs: every row of vm/matrix.toml for this mode, from here on, beside
 # the steps below (the runner takes the cores as its rows boot; the
