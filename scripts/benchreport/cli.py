@@ -6,10 +6,12 @@
       what make bench does (scripts/bench-report.py is this): results.json
       from the VM run's BENCH lines, its charts, and the report rendered
       from that json.
-  render --json results.json --md OUT.md [--plots DIR]
+  render --json results.json --md OUT.md [--plots DIR] [--update-json]
       the report again from a results.json alone, with this tree's
       scenarios and templates; with --plots, its charts drawn again into
-      DIR (else the json's links are kept).
+      DIR (else the json's links are kept); with --update-json, the
+      json's summary, targets and notes made again from its raw results
+      by this tree, when a scenario's code or prose changed.
   lint [TEMPLATE.md ...]
       the templates (all by default) against template.py's rules: no
       figure outside a placeholder.
@@ -67,6 +69,9 @@ def render(a):
         if res.get(key) != made[key]:
             print("benchreport: %s's %s is not what this tree makes of its raw results; "
                   "the report has this tree's" % (a.json, key), file=sys.stderr)
+    if a.update_json:
+        res.update(made)
+        write(a.json, json.dumps(res, indent=1, sort_keys=True) + "\n")
     plots = draw(run.summary, a.plots, a.md) if a.plots else res.get("plots") or []
     write(a.md, markdown(run, plots))
     return 0
@@ -112,6 +117,8 @@ def parser():
     r.add_argument("--json", required=True)
     r.add_argument("--md", required=True)
     r.add_argument("--plots", help="draw the charts again into this directory")
+    r.add_argument("--update-json", action="store_true",
+                   help="write the json's summary, targets and notes as this tree makes them")
     r.set_defaults(fn=render)
     li = sub.add_parser("lint", help="no figure in the templates")
     li.add_argument("templates", nargs="*")

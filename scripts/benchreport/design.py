@@ -36,9 +36,9 @@ class Fact(NamedTuple):
 
 
 # Get and put are timed in batches of this many calls, one clock pair each.
-BATCH = Fact((64,), "harness/bench_ledger.h", r"#define CQPOOL_BENCH_BATCH\s+(\d+)")
+BATCH = Fact((64,), "harness/bench_ledger.h", r"#define CQH_BENCH_BATCH\s+(\d+)")
 # GET_PUT and CHURN fill each vector's CQs with gets of this size first.
-PREFILL_CQ = Fact((4096,), "harness/bench.c", r"#define CQPOOL_BENCH_CQ\s+(\d+)")
+PREFILL_CQ = Fact((4096,), "harness/bench.c", r"#define CQH_BENCH_CQ\s+(\d+)")
 # cqpoolctl's reservations ask for any vector.
 ANY_VECTOR = Fact((-1,), "userspace/cqpoolctl/commands/bench.cpp",
                   r"vector_hint = (-?\d+);")
@@ -51,9 +51,6 @@ IDLE_TIMEOUT_MS = Fact((30000,), "module/pool.c", r"cqpool_idle_timeout_ms = (\d
 # holds, up to CQs that hold NEW_SHARE of its largest reservation.
 NEW_GROWTH = Fact((4,), "module/core/pool.h", r"#define CQP_NEW_GROWTH (\d+)")
 NEW_SHARE = Fact((8,), "module/core/pool.h", r"#define CQP_NEW_SHARE (\d+)")
-# Growth in place: a CQ grows to hold this many of its vector's largest
-# reservation.
-CQ_SHARE = Fact((24,), "module/core/pool.h", r"#define CQP_CQ_SHARE (\d+)")
 # The simulated day (userspace/sim/day.cpp): I/O queues a host (the
 # fewest, and how many counts there are from there), the CQ sizes of an
 # I/O queue and of the admin queue, upstream's smallest new CQ, and

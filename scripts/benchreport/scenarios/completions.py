@@ -101,8 +101,7 @@ def notes(run):
             d = c["cqpool"]
             out.append(run.line(NAME, "busiest", qps="%d" % c["qps"], ratio="%.2fx" % r,
                                 most=fmt(d["qps_per_cq_max"]["median"]),
-                                mean=fmt(d["qps_per_cq_mean"]["median"], 1),
-                                share="%d" % design.CQ_SHARE.value[0]))
+                                mean=fmt(d["qps_per_cq_mean"]["median"], 1)))
     return out
 
 
