@@ -5,7 +5,6 @@ pairs, cqpool, upstream and one CQ per QP in turn, a run a round
 """
 import re
 
-from .. import design
 from ..cells import cell, fmt, g3, rcell
 from ..stats import ratio, spread
 from . import at_least, at_most
