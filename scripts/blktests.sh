@@ -153,7 +153,7 @@ boot() {
 	local p=$out/payload-$1-$2 ko='' boot_timeout=5400 hung=30
 
 	[[ $2 == takeover ]] &&
-		ko="$top/build/kbuild-$1/cqpool.ko $top/build/kbuild-$1/cqpool_takeover.ko"
+		ko="$top/build/kbuild-blktests-$1/cqpool.ko $top/build/kbuild-blktests-$1/cqpool_takeover.ko"
 	[[ $1 == debug ]] && boot_timeout=21600 hung=600
 	# shellcheck disable=SC2086 # $ko: none, or the two modules
 	if ! { rm -rf "$p" && mkdir -p "$p" &&
@@ -325,7 +325,7 @@ rm -f "$out"/section-*.md
 for kind in "$@"; do
 	echo "== blktests on $kind: ./check $tests"
 	if ! kdir=$(kernel_dir "$kind") ||
-	   ! "$top/scripts/kbuild.sh" "$kind" "$kdir" W=1 >"$out/kbuild-$kind.log" 2>&1; then
+	   ! "$top/scripts/kbuild.sh" "blktests-$kind" "$kdir" W=1 >"$out/kbuild-$kind.log" 2>&1; then
 		verdict "blktests:$kind:build" 0 "see $out/kbuild-$kind.log"
 		continue
 	fi

@@ -351,11 +351,17 @@ checks_tested() {
 	record checks:selftest-verdicts "$p" "$f" "${note:-$out/checks-verdict.log}"
 }
 checks_tested
+# The freestanding check refuses what it must (and passes KCSAN's own
+# constructor).
+step checks:cxx-check scripts/cxx-check-selftest.sh
 # make bench's report (scripts/benchreport): its tests, the committed
 # BENCHMARKS.md rendered again from bench/results.json among them, and no
 # figure in its templates' prose.
 step checks:benchreport env PYTHONPATH="$top/scripts" python3 -m benchreport selftest
 step lint:bench-templates env PYTHONPATH="$top/scripts" python3 -m benchreport lint
+# TESTING.md's table of kernels is vm/matrix.toml's.
+step checks:matrix-table env PYTHONPATH="$top/scripts" python3 -m cqcheck \
+	matrix-table TESTING.md --check
 
 # The VMs: every row of vm/matrix.toml for this mode, from here on, beside
 # the steps below (the runner takes the cores as its rows boot; the

@@ -14,7 +14,7 @@
 #   -o  output dir (default build/soak)
 #   -t  a file to write the run's figures to, as a Markdown table
 #   -k  the debug kernel's modules, built (make check's build/kbuild-debug);
-#       by default they are built here
+#       by default they are built here, in build/kbuild-soak
 #
 # The verdicts (scripts/cqcheck/soak.py, with tests of their own): the
 # binary's own checks passed, the console is clean (no splat, no hung
@@ -72,9 +72,9 @@ finish() {
 
 src=$("$top/vm/kernel.sh" source) || { verdict soak:kernel 0 "vm/kernel.sh source failed"; finish; }
 if [[ -z $kbuild ]]; then
-	kbuild=$top/build/kbuild-debug
+	kbuild=$top/build/kbuild-soak
 	kdir=$("$top/vm/kernel.sh" debug) &&
-		"$top/scripts/kbuild.sh" debug "${kdir%/}/build" W=1 >"$out/kbuild.log" 2>&1 ||
+		"$top/scripts/kbuild.sh" soak "${kdir%/}/build" W=1 >"$out/kbuild.log" 2>&1 ||
 		{ verdict soak:build 0 "see $out/kbuild.log"; finish; }
 fi
 make -C "$top/selftests" KSFT_DIR="$src/tools/testing/selftests" \

@@ -26,7 +26,9 @@
                                          OUT/matrix-records.tsv; the last
                                          line "N passed, N failed, N skipped"
   matrix-rows MODE                       the rows of MODE, a label a line
-  matrix-table                           TESTING.md's table of kernels
+  matrix-table [FILE [--check]]          TESTING.md's table of kernels; with
+                                         FILE, written between its markers,
+                                         or with --check only compared
 
 EXPECT is an expect file (expect.py); "-" or absent: none.
 """
@@ -71,19 +73,46 @@ def scanned(ok):
 
 
 def matrix_path():
-    """vm/matrix.toml of this tree."""
+    """vm/matrix.toml of this tree, or CQPOOL_MATRIX's file (a part of it,
+    to try a row)."""
     here = os.path.dirname(os.path.abspath(__file__))
-    return os.path.join(here, "..", "..", "vm", "matrix.toml")
+    return os.environ.get("CQPOOL_MATRIX") or os.path.join(here, "..", "..", "vm", "matrix.toml")
 
 
 def matrix_run(mode, out, src, cores=None):
     """Runs MODE's rows: 0 when nothing failed."""
-    top = os.path.abspath(os.path.join(os.path.dirname(matrix_path()), ".."))
+    top = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
     rows = matrix.rows(matrix_path(), mode)
     recs = runner.Runner(top, os.path.abspath(out), mode, src, cores).run(rows)
     p, f, s = (sum(r[i] for r in recs) for i in (1, 2, 3))
     print(f"{p} passed, {f} failed, {s} skipped")
     return int(f != 0)
+
+
+TABLE_BEGIN = ("<!-- matrix-table: generated from vm/matrix.toml by "
+               "python3 -m cqcheck matrix-table TESTING.md; do not edit -->")
+TABLE_END = "<!-- end matrix-table -->"
+
+
+def matrix_table_in(path, check):
+    """The table between @path's markers, written, or with @check
+    compared: 0 when it is current."""
+    text = read(path)
+    if TABLE_BEGIN not in text or TABLE_END not in text:
+        print(f"{path}: no matrix-table markers", file=sys.stderr)
+        return 1
+    head, rest = text.split(TABLE_BEGIN, 1)
+    tail = rest.split(TABLE_END, 1)[1]
+    new = head + TABLE_BEGIN + "\n" + matrix.table(matrix_path()) + TABLE_END + tail
+    if check:
+        if new != text:
+            print(f"{path}: its table of kernels is not vm/matrix.toml's "
+                  "(python3 -m cqcheck matrix-table TESTING.md)", file=sys.stderr)
+            return 1
+        return 0
+    with open(path, "w") as f:
+        f.write(new)
+    return 0
 
 
 def main(args):
@@ -126,6 +155,8 @@ def main(args):
             print(r.label)
     elif kind == "matrix-table" and len(args) == 1:
         print(matrix.table(matrix_path()), end="")
+    elif kind == "matrix-table" and len(args) in (2, 3):
+        return matrix_table_in(args[1], args[2:] == ["--check"])
     elif kind == "soak" and len(args) == 2:
         for name, ok, note in soak.verdicts(read(args[1])):
             print(f"{name}\t{int(ok)}\t{note}")
