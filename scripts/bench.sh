@@ -11,6 +11,13 @@
 # A second boot, with 4 vCPUs, runs the parallel get+put alone: the rest
 # is measured with 2, as before, so that it stays comparable.
 #
+# Then the NVMe-oF section (vm/payload-bench-nvmeof.sh): fio through
+# nvme-rdma and nvmet-rdma on upstream's pool and on cqpool's through the
+# takeover, in a boot with the host's userland (fio, nvme-cli), and the
+# memory at one controller again in a boot with 8 vCPUs, where rxe has 8
+# completion vectors.  BENCH_NVMEOF_ROUNDS (3) rounds, BENCH_FIO_SECONDS
+# (10) of fio a run.
+#
 # Environment: BENCH_ROUNDS=5 rounds per scenario; CQPOOL_VM_MEM (default
 # 6G here: 1024 prefilled CQs per vector of 8191 rxe entries take 1 GiB
 # for each pool) and CQPOOL_VM_SMP (2) as vm/run.sh, for the first boot.
@@ -71,7 +78,37 @@ echo "bench: booting $ver in QEMU (TCG, $smp vCPUs, $mem) with soft-RoCE; about 
 boot main vm "$smp" "$mem"
 echo "bench: booting again with 4 vCPUs for the parallel get+put; about a minute."
 boot parallel vm-parallel 4 2G
-cat "$work/vm/results.log" "$work/vm-parallel/results.log" >"$work/results.log"
+# The NVMe-oF boots share their payload dir writable (CQPOOL_VM_ROOT=host).
+nvme_payload=$work/payload-nvmeof
+rm -rf "$nvme_payload" "$work/vm-nvmeof" "$work/vm-nvmeof-vectors"
+mkdir -p "$nvme_payload"
+cp build/kbuild-stock/cqpool.ko build/kbuild-stock/cqpool_takeover.ko "$nvme_payload/"
+cp vm/payload-bench-nvmeof.sh "$nvme_payload/run.sh"
+
+# boot_host PART DIR SMP: PART of vm/payload-bench-nvmeof.sh, as boot().
+boot_host() {
+	local rc=0
+
+	printf 'BENCH_PART=%s\nBENCH_NVMEOF_ROUNDS=%s\nBENCH_FIO_SECONDS=%s\n' \
+		"$1" "${BENCH_NVMEOF_ROUNDS:-3}" "${BENCH_FIO_SECONDS:-10}" \
+		>"$nvme_payload/bench.env"
+	CQPOOL_VM_ROOT=host CQPOOL_VM_QUIET=1 CQPOOL_VM_SMP=$3 CQPOOL_VM_MEM=4G \
+		CQPOOL_VM_TIMEOUT=${CQPOOL_VM_TIMEOUT_NVMEOF:-3600} \
+		vm/run.sh stock "$nvme_payload" "$work/$2" >"$work/$2.log" 2>&1 || rc=$?
+	if [[ $rc -ne 0 ]]; then
+		echo "bench: the VM run failed (status $rc); see $work/$2.log and $work/$2/console.log" >&2
+		tail -n 20 "$work/$2.log" >&2
+		exit 1
+	fi
+}
+echo "bench: NVMe-oF through nvme-rdma and nvmet-rdma, upstream's pool and the takeover's; about 20 minutes."
+boot_host nvmeof vm-nvmeof 2
+echo "bench: NVMe-oF memory at one controller with 8 vCPUs, rxe's 8 vectors; a few minutes."
+boot_host nvmeof-vectors vm-nvmeof-vectors 8
+
+cat "$work/vm/results.log" "$work/vm-parallel/results.log" \
+	"$work/vm-nvmeof/results.log" "$work/vm-nvmeof-vectors/results.log" \
+	>"$work/results.log"
 # Past this machine: a day of a target's life through cqpool's ledger and
 # a model of upstream's pool, on devices no VM here has, and the model
 # checked against the VM's own upstream figures (userspace/sim/day.cpp).
@@ -88,4 +125,6 @@ py=/usr/bin/python3
 	--qemu-cmdline "$work/vm/cmdline" --ko build/kbuild-stock/cqpool.ko \
 	--elapsed "$(($(date +%s) - t0))" --commit "$commit${dirty:+-dirty}" \
 	--json bench/results.json --md BENCHMARKS.md
+# README's table of what NVMe-oF holds, from the same results.
+PYTHONPATH=scripts "$py" -m benchreport readme --json bench/results.json --file README.md
 echo "bench: wrote bench/results.json, bench/*.svg and BENCHMARKS.md in $(($(date +%s) - t0)) s"

@@ -114,10 +114,83 @@ def storm(summary, path):
     return True
 
 
+def nvmeof_io(summary, path):
+    """NVMe-oF: IOPS and p99 latency, each pool, at each controller count."""
+    nv = summary.get("nvmeof")
+    if not nv:
+        return False
+    ns = sorted(nv["io"], key=int)
+    fig, axes = plt.subplots(1, 2, figsize=(8, 3.4))
+    for ax, (key, label) in zip(axes, (("iops", "IOPS"), ("p99_us", "p99 latency, µs"))):
+        for i, mode in enumerate(("upstream", "cqpool")):
+            xs = [j + (i - 0.5) * 0.38 for j in range(len(ns))]
+            meds, lo, hi = [], [], []
+            for n in ns:
+                m, (a, b) = _median_and_bars(nv["io"][n][mode][key])
+                meds.append(m)
+                lo.append(a)
+                hi.append(b)
+            ax.bar(xs, meds, width=0.38, yerr=[lo, hi], capsize=3,
+                   color=COLOURS[mode], label=mode)
+        ax.set_xticks(range(len(ns)))
+        ax.set_xticklabels(["%s controllers" % n for n in ns])
+        ax.set_ylabel(label + " (median, min-max)")
+        ax.grid(True, axis="y", alpha=0.3)
+    axes[0].legend(fontsize=8)
+    _save(fig, path)
+    return True
+
+
+def nvmeof_memory(summary, path):
+    """NVMe-oF: CQEs held against controllers connected, each pool."""
+    nv = summary.get("nvmeof")
+    if not nv:
+        return False
+    ns = [n for n in nv["memory"] if n != "after"]
+    fig, ax = plt.subplots(figsize=(6, 3.4))
+    for mode in ("upstream", "cqpool"):
+        ax.plot([int(n) for n in ns], [nv["memory"][n][mode]["cqes"]["median"] for n in ns],
+                "-o", color=COLOURS[mode], label=mode)
+    ax.set_xscale("log", base=2)
+    ax.set_xticks([int(n) for n in ns])
+    ax.set_xticklabels(ns)
+    ax.set_xlabel("controllers connected (host and target)")
+    ax.set_ylabel("CQEs held (median over rounds)")
+    ax.set_ylim(bottom=0)
+    ax.legend(fontsize=8)
+    ax.grid(True, alpha=0.3)
+    _save(fig, path)
+    return True
+
+
+def nvmeof_reconnect(summary, path):
+    """NVMe-oF: controllers live after the link comes back, over time."""
+    nv = summary.get("nvmeof")
+    if not nv or not nv.get("timeline"):
+        return False
+    fig, ax = plt.subplots(figsize=(6, 3.4))
+    for mode in ("upstream", "cqpool"):
+        pts = nv["timeline"][mode]
+        ax.step([t for t, _ in pts], [n for _, n in pts], where="post",
+                color=COLOURS[mode], label=mode)
+    ax.set_xlabel("s since the link went down (first round)")
+    ax.set_ylabel("controllers live")
+    ax.set_ylim(bottom=0)
+    ax.legend(fontsize=8)
+    ax.grid(True, alpha=0.3)
+    _save(fig, path)
+    return True
+
+
 CHARTS = (
     ("get-put.svg", "Cost per get and per put against CQs per vector", get_put),
     ("mixed-cqes.svg", "CQEs held through the mixed workload", mixed_cqes),
     ("storm.svg", "Connection storm, cold and warm", storm),
+    ("nvmeof-io.svg", "NVMe-oF: IOPS and p99 latency, upstream's pool and cqpool's",
+     nvmeof_io),
+    ("nvmeof-memory.svg", "NVMe-oF: CQEs held against controllers", nvmeof_memory),
+    ("nvmeof-reconnect.svg", "NVMe-oF: controllers live again after a link flap",
+     nvmeof_reconnect),
 )
 
 

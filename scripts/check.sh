@@ -362,6 +362,9 @@ step lint:bench-templates env PYTHONPATH="$top/scripts" python3 -m benchreport l
 # TESTING.md's table of kernels is vm/matrix.toml's.
 step checks:matrix-table env PYTHONPATH="$top/scripts" python3 -m cqcheck \
 	matrix-table TESTING.md --check
+# README's NVMe-oF table is what make bench's results.json makes of it.
+step checks:readme-bench env PYTHONPATH="$top/scripts" python3 -m benchreport \
+	readme --json bench/results.json --file README.md --check
 
 # The VMs: every row of vm/matrix.toml for this mode, from here on, beside
 # the steps below (the runner takes the cores as its rows boot; the

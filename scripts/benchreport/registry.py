@@ -5,8 +5,8 @@ Adding one: its module in scenarios/, its template in templates/, and a
 line here.
 """
 from .scenarios import (balance, completions, day, first32, getput, growth, latency, ledger,
-                        mixed, parallel, placement, resizes, sizes, storm, storm_like,
-                        takeover, turnover)
+                        mixed, nvmeof, parallel, placement, resizes, sizes, storm,
+                        storm_like, takeover, turnover)
 
 SCENARIOS = (
     getput,
@@ -26,12 +26,13 @@ SCENARIOS = (
     day,
     completions,
     sizes,
+    nvmeof,
 )
 
 # The Targets table keeps the order the targets were set in, issue 15's
 # first; a scenario not named here adds its targets after these.
 TARGETS_ORDER = ("getput", "takeover", "parallel", "storm_like", "mixed", "balance",
-                 "resizes", "day", "turnover", "first32", "completions")
+                 "resizes", "day", "turnover", "first32", "completions", "nvmeof")
 
 
 def by_targets():

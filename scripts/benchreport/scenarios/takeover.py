@@ -8,7 +8,7 @@ import re
 
 from ..cells import cell, fmt, rcell
 from ..stats import paired, per_call, series, spread
-from . import at_most, getput
+from . import getput
 
 NAME = "takeover"
 SIDES = ("off", "on", "direct")
@@ -46,21 +46,10 @@ def summarize(raw):
     return {"takeover": tk}
 
 
-def targets(run):
-    r = run.summary.get("takeover", {}).get("getput_ratio")
-    if r is None:
-        return []
-    return [at_most("takeover get+put (what ULPs pay) <= %.1fx upstream" % LIMIT, r, LIMIT)]
-
-
 def prefill(run):
     """CQs per vector the takeover's rounds run at."""
     return next((run.raw[k]["prefill"] for k in sorted(run.raw)
                  if re.fullmatch(r"takeover-on-\d+", k)), None)
-
-
-def why(t, run):
-    return " ".join(filter(None, (run.line(NAME, "why"), cost(run))))
 
 
 def cost(run):
@@ -105,4 +94,5 @@ def values(run):
                                put=cell(d["put_ns"])) if d else "",
         "direct": run.text(NAME, "direct", redirect=cell(tk["redirect_ns"]),
                            ratio=rcell(tk["redirect_ratio"])) if d else "",
+        "cost": " ".join(filter(None, (run.line(NAME, "why"), cost(run)))),
     }
