@@ -12,6 +12,8 @@
 #                  connections, fio, the takeover off and on, reclaim and
 #                  removals at random; counts back where they started
 # make dkms        add cqpool to DKMS, build and install it for each kernel
+# make deb         the Debian packages cqpool-dkms and cqpool-tools
+#                  (debian/), in build/deb/, and lintian on them
 # make coverage    line coverage of module/*.c from the last make check
 # make oneliners   run the README's tracing one-liners in the stock VM, and
 #                  put what they printed into the README
@@ -83,6 +85,13 @@ soak:
 .PHONY: dkms
 dkms:
 	scripts/dkms.sh $(KERNELS)
+
+# The Debian packages: dpkg-buildpackage -us -uc -b from a copy of the
+# tree, then lintian on the .changes (errors and warnings fail).
+.PHONY: deb
+deb:
+	scripts/deb.sh
+	scripts/deb-lintian.sh
 
 # The line coverage of module/*.c from the last `make check`'s debug VM.
 .PHONY: coverage

@@ -279,6 +279,9 @@ step lint:checkpatch-trace perl "$src/scripts/checkpatch.pl" --strict \
 	--no-tree --quiet --show-types \
 	--ignore OPEN_ENDED_LINE,PARENTHESIS_ALIGNMENT -f module/cqpool_trace.h
 step lint:kernel-doc kernel_doc_clean
+# The version, said in include/cqpool/cqpool.h (MODULE_VERSION), dkms.conf
+# and debian/changelog, is one.
+step lint:version scripts/version-check.sh
 
 stock_ver=$(vm/run.sh --print-stock-version)
 stock_kdir=/usr/src/linux-headers-$stock_ver

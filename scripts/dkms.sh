@@ -16,12 +16,8 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 command -v dkms >/dev/null || { echo "dkms.sh: apt-get install dkms" >&2; exit 1; }
 
-ver=$(awk '/^#define CQPOOL_VERSION_MAJOR/ { ma = $3 }
-	   /^#define CQPOOL_VERSION_MINOR/ { mi = $3 }
-	   END { print ma "." mi }' include/cqpool/cqpool.h)
-conf=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"$/\1/p' dkms.conf)
-[[ $ver == "$conf" ]] ||
-	{ echo "dkms.sh: dkms.conf says $conf, include/cqpool/cqpool.h $ver" >&2; exit 1; }
+# include/cqpool/cqpool.h, dkms.conf and debian/changelog agree on it.
+ver=$(scripts/version-check.sh)
 
 root=
 while getopts r: opt; do
@@ -52,9 +48,9 @@ if dkms status "${opts[@]}" -m cqpool -v "$ver" | grep -q .; then
 	dkms remove "${opts[@]}" -m cqpool -v "$ver" --all
 fi
 rm -rf "$src/cqpool-$ver"
-mkdir -p "$src/cqpool-$ver"
-# What the build for a real machine needs: no harness, no KUnit.
-cp -a Kbuild dkms.conf module include takeover "$src/cqpool-$ver/"
+# What the build for a real machine needs, as the cqpool-dkms package
+# ships it: no harness, no KUnit.
+scripts/dkms-source.sh "$src/cqpool-$ver"
 dkms add "${opts[@]}" -m cqpool -v "$ver"
 for k in "${kernels[@]}"; do
 	dkms build "${opts[@]}" -m cqpool -v "$ver" -k "$k"

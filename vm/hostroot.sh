@@ -14,11 +14,19 @@
 # /mnt/blktests, and removes that directory afterwards.  PID 1 stays in
 # the initramfs, so that finish() and qemu-exit are still there
 # afterwards.  Sets $status.
+#
+# With cqpool_vm.usr=rw too (vm/run.sh's CQPOOL_VM_WRITABLE_USR=1), /usr
+# is such an overlay as well, for a payload that installs packages
+# (vm/payload-deb.sh): dpkg writes /usr/bin, /usr/share and /usr/src,
+# DKMS /usr/lib/modules (merged /usr: /lib is /usr/lib).  The upper
+# layers are then shown to the payload, read-only, at
+# /run/cqpool-rw/D/upper (D = etc, var, root, usr): every file the
+# payload added, changed or removed, and nothing else.
 
 R=/newroot
-# From vm/init: fail(), and the kernel's kind.
+# From vm/init: fail(), the kernel's kind and its command line.
 # shellcheck disable=SC2154
-: "$kind"
+: "$kind" "$cmdline"
 
 hostroot_mount() { # FSTYPE SOURCE DIR [OPTIONS]
 	mount -t "$1" ${4:+-o "$4"} "$2" "$3" || fail "mount -t $1 $2 $3"
@@ -35,10 +43,14 @@ hostroot_run() {
 	hostroot_mount 9p hostroot $R \
 		trans=virtio,version=9p2000.L,ro,cache=loose,msize=262144
 	hostroot_mount tmpfs tmpfs /rw mode=0755
-	for d in etc var root; do
-		mkdir -p /rw/$d/upper /rw/$d/work
-		hostroot_mount overlay overlay $R/$d \
-			lowerdir=$R/$d,upperdir=/rw/$d/upper,workdir=/rw/$d/work
+	overlays="etc var root"
+	case " $cmdline " in
+	*" cqpool_vm.usr=rw "*) overlays="$overlays usr" ;;
+	esac
+	for d in $overlays; do
+		mkdir -p "/rw/$d/upper" "/rw/$d/work"
+		hostroot_mount overlay overlay "$R/$d" \
+			"lowerdir=$R/$d,upperdir=/rw/$d/upper,workdir=/rw/$d/work"
 	done
 	hostroot_mount proc proc $R/proc
 	hostroot_mount sysfs sysfs $R/sys
@@ -48,6 +60,14 @@ hostroot_run() {
 	hostroot_mount tmpfs tmpfs $R/dev/shm mode=1777
 	hostroot_mount tmpfs tmpfs $R/tmp mode=1777
 	hostroot_mount tmpfs tmpfs $R/run mode=0755
+	case $overlays in
+	*usr*)
+		mkdir -p $R/run/cqpool-rw
+		{ mount -o bind /rw $R/run/cqpool-rw &&
+			mount -o remount,bind,ro $R/run/cqpool-rw; } ||
+			fail "the upper layers at /run/cqpool-rw"
+		;;
+	esac
 	hostroot_mount debugfs debugfs $R/sys/kernel/debug
 	hostroot_mount configfs configfs $R/sys/kernel/config
 	if grep -q modules /sys/bus/virtio/drivers/9pnet_virtio/*/mount_tag 2>/dev/null; then

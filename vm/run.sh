@@ -54,6 +54,10 @@
 #                               suites that need a real distribution
 #                               (blktests).  The kernel's modules come from
 #                               the kernel under test.
+#   CQPOOL_VM_WRITABLE_USR=1    with CQPOOL_VM_ROOT=host: /usr writable too,
+#                               an overlay in the guest's memory as /etc's
+#                               and /var's (vm/hostroot.sh), for a payload
+#                               that installs packages
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -132,6 +136,10 @@ append+=" cqpool_vm.kind=$kind"
 # (AE_AML_LOOP_TIMEOUT, 30 s a device) and left the devices without an
 # interrupt.  The debug kernels have no ACPI now (vm/debug.config).
 [[ -n $hostroot ]] && append+=" cqpool_vm.root=$hostroot pci=noacpi"
+if [[ -n ${CQPOOL_VM_WRITABLE_USR:-} ]]; then
+	[[ -n $hostroot ]] || { echo "run.sh: CQPOOL_VM_WRITABLE_USR needs CQPOOL_VM_ROOT=host" >&2; exit 2; }
+	append+=" cqpool_vm.usr=rw"
+fi
 [[ -n ${CQPOOL_VM_APPEND:-} ]] && append+=" $CQPOOL_VM_APPEND"
 
 # A debug kernel, without ACPI, finds its CPUs in the BIOS's MP table,

@@ -15,13 +15,13 @@ import tomllib
 from dataclasses import dataclass, field
 
 MODES = ("fast", "full", "all")
-PAYLOADS = ("tests", "dkms", "blktests", "soak")
+PAYLOADS = ("tests", "dkms", "deb", "blktests", "soak")
 KINDS = ("stock", "debug", "kcsan")
 ROW_KEYS = {"label", "kernel", "accel", "vcpus", "mem", "timeout", "cores",
             "modes", "payload", "modules", "tests", "kunit", "races",
             "may_skip", "env", "after", "blktests", "soak_minutes", "why"}
 # What a row must name, by payload.
-NEEDS = {"tests": ("modules", "tests"), "dkms": (), "blktests": ("blktests",),
+NEEDS = {"tests": ("modules", "tests"), "dkms": (), "deb": (), "blktests": ("blktests",),
          "soak": ("modules", "soak_minutes")}
 AFTER = ("coverage",)
 
@@ -201,6 +201,8 @@ def _what(row):
     """What a row runs, in words, for the table."""
     if row.payload == "dkms":
         return "DKMS"
+    if row.payload == "deb":
+        return "the Debian packages, installed and purged by apt"
     if row.payload == "blktests":
         return f"blktests {row.blktests.replace(' ', ', ')}"
     if row.payload == "soak":

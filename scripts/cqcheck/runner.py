@@ -14,8 +14,8 @@ row but its own.
 Every count is a record, ``NAME PASSED FAILED SKIPPED NOTE``, printed as
 it comes and written to OUT/matrix-records.tsv for check.sh, which adds
 them to its own.  The names are check.sh's: vm:LABEL:TEST,
-vm:LABEL:clean-run, build:LABEL, coverage, dkms:install, blktests:KIND,
-soak.
+vm:LABEL:clean-run, build:LABEL, coverage, dkms:install, deb:build,
+deb:lintian, blktests:KIND, soak.
 """
 
 import glob
@@ -73,6 +73,7 @@ class Runner:
         self.built = {}             # build label -> (Event, ok)
         self.kernels = {}           # (kind, series) -> (Event, dir or None)
         self.dkms = None            # (Event, ok)
+        self.deb = {}               # "deb" -> (Event, the .debs or None)
         self.kunit_py = os.path.join(src, "tools/testing/kunit/kunit.py")
 
     # -- records ---------------------------------------------------------
@@ -179,6 +180,67 @@ class Runner:
             if self.dkms is None:
                 self.dkms = {}
         return self._once(self.dkms, "dkms", make)
+
+    def deb_build(self):
+        """The Debian packages, made once (make deb's two steps): the
+        paths of cqpool-dkms's and cqpool-tools's .deb, or None.  lintian
+        is a record of its own, and fails no boot."""
+        def make():
+            log = os.path.join(self.out, "deb-build.log")
+            with open(log, "w") as f:
+                r = subprocess.run([os.path.join(self.top, "scripts/deb.sh")],
+                                   stdout=f, stderr=subprocess.STDOUT, cwd=self.top, check=False)
+            d = os.path.join(self.top, "build/deb")
+            debs = sorted(glob.glob(f"{d}/cqpool-dkms_*_all.deb")) + \
+                sorted(glob.glob(f"{d}/cqpool-tools_*_amd64.deb"))
+            ok = r.returncode == 0 and len(debs) == 2
+            self.record("deb:build", int(ok), int(not ok), 0,
+                        ", ".join(os.path.basename(p) for p in debs) if ok else f"see {log}")
+            if not ok:
+                return None
+            log = os.path.join(self.out, "deb-lintian.log")
+            with open(log, "w") as f:
+                r = subprocess.run([os.path.join(self.top, "scripts/deb-lintian.sh")],
+                                   stdout=f, stderr=subprocess.STDOUT, cwd=self.top, check=False)
+            self.record("deb:lintian", int(r.returncode == 0), int(r.returncode != 0), 0,
+                        "no error, no warning" if r.returncode == 0 else f"see {log}")
+            return debs
+        return self._once(self.deb, "deb", make)
+
+    def payload_deb(self, row, debs):
+        """build/payload-LABEL of a deb row: vm/payload-deb.sh, the
+        packages, the version they must show."""
+        d = os.path.join(self.top, "build", f"payload-{row.label}")
+        shutil.rmtree(d, ignore_errors=True)
+        os.makedirs(d)
+        shutil.copy(os.path.join(self.top, "vm/payload-deb.sh"), os.path.join(d, "run.sh"))
+        for p in debs:
+            shutil.copy(p, d)
+        ver = subprocess.run([os.path.join(self.top, "scripts/version-check.sh")],
+                             capture_output=True, text=True, check=True).stdout.strip()
+        with open(os.path.join(d, "version"), "w") as f:
+            f.write(ver + "\n")
+        return d
+
+    @staticmethod
+    def deb_verdict(payload, rc):
+        """A deb boot's (passed, note): it passed if the guest said PASS
+        and the boot was clean; the note counts its checks, or names the
+        first that failed."""
+        log = os.path.join(payload, "out", "deb.log")
+        lines = []
+        if os.path.exists(log):
+            with open(log, errors="replace") as f:
+                lines = f.read().splitlines()
+        oks = sum(1 for line in lines if line.startswith("cqpool-deb: ok: "))
+        fails = [line.removeprefix("cqpool-deb: FAIL: ") for line in lines
+                 if line.startswith("cqpool-deb: FAIL: ")]
+        if rc == 0 and lines and lines[-1] == "cqpool-deb: PASS":
+            return True, f"{oks} checks passed; {log}"
+        why = fails[0] if fails else f"status {rc}, no verdict"
+        if not fails and lines and lines[-1] == "cqpool-deb: PASS":
+            why = f"the guest passed, the boot did not: status {rc}"
+        return False, f"{why}; see {log}"
 
     # -- a row -------------------------------------------------------------
 
@@ -327,6 +389,19 @@ class Runner:
                            {"CQPOOL_VM_MODULES": os.path.join(self.top, "build/dkms")})
             self.record(f"vm:{row.label}", int(rc == 0), int(rc != 0), 0,
                         "" if rc == 0 else f"status {rc}; see {self.out}/vm-{row.label}.log")
+        elif row.payload == "deb":
+            debs = self.deb_build()
+            if not debs:
+                self.record(f"vm:{row.label}", 0, 1, 0, "no packages: deb:build failed")
+                return
+            payload = self.payload_deb(row, debs)
+            # The host's userland, /usr writable too: apt, dpkg and DKMS
+            # as on a machine (vm/hostroot.sh).
+            rc = self.boot(row, kind, payload, version,
+                           {"CQPOOL_VM_ROOT": "host", "CQPOOL_VM_WRITABLE_USR": "1"})
+            ok, note = self.deb_verdict(payload, rc)
+            self.record(f"vm:{row.label}", int(ok), int(not ok), 0,
+                        note + ("" if rc == 0 else f"; {self.out}/vm-{row.label}.log"))
         elif row.payload == "blktests":
             self.script_counts(f"blktests:{kind}",
                                [os.path.join(self.top, "scripts/blktests.sh"), "-t", row.blktests,

@@ -31,8 +31,20 @@ std::string describe(const Error &e)
 	const std::string what = e.what;
 
 	if (e.err == ENOENT && what == "open")
-		return "cqpool's harness is not loaded: run `modprobe cqpool_harness` "
-		       "(or `insmod cqpool.ko`, then `insmod cqpool_harness.ko`)";
+		return "cqpool's test harness is not loaded (no " CQPOOL_DEVICE_PATH
+		       "), and this command needs it: only the test build has it "
+		       "(`insmod cqpool.ko`, then `insmod cqpool_harness.ko`, both of "
+		       "scripts/kbuild.sh's build); a machine's cqpool (DKMS, the "
+		       "cqpool-dkms package) has `cqpoolctl devices` and `cqpoolctl pools`";
+	// cqpool.ko's own debugfs (debugfs.cpp), where devices and pools
+	// read when there is no harness; @device is the path.
+	if (e.err == ENOENT && what == "debugfs")
+		return "cqpool is not loaded: run `modprobe cqpool` (no " CQPOOL_DEVICE_PATH
+		       " nor " + e.device + "; if cqpool is loaded, mount debugfs: "
+		       "`mount -t debugfs none /sys/kernel/debug`)";
+	if (e.err == EPROTO && what == "debugfs")
+		return "cqpool's debugfs is not as this cqpoolctl reads it (" + e.device +
+		       "): a cqpool.ko of another version?";
 	if (e.err == EACCES || e.err == EPERM)
 		return what + ": needs root (CAP_SYS_ADMIN)";
 	if (e.err == ENODEV)

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 //
-// cqpoolctl: drives the cqpool module through /dev/cqpool, for tests,
-// the demo and benchmarks.
+// cqpoolctl: shows what the cqpool module holds, from its debugfs or
+// /dev/cqpool, and drives it through /dev/cqpool (the test harness), for
+// tests, the demo and benchmarks.
 #include "commands/commands.h"
+#include "debugfs.h"
 
 #include <cstdio>
 #include <cstring>
@@ -22,18 +24,20 @@ static void main_usage(FILE *f)
 	std::fprintf(f,
 		     "usage: cqpoolctl [--json] COMMAND [options]   (COMMAND --help for more)\n"
 		     "\n"
-		     "Drives the cqpool kernel module through %s (root only).\n"
+		     "Shows what the cqpool kernel module holds, from its debugfs (%s),\n"
+		     "and drives it through the test harness's %s (root only).\n"
 		     "\n"
 		     "commands:\n"
 		     "  devices   RDMA devices with cqpool's and upstream's CQ totals\n"
 		     "  pools     cqpool's pools and their CQs\n"
+		     "with the test harness (a test build's cqpool_harness.ko) only:\n"
 		     "  run       a ULP-shaped workload: cqpool vs upstream vs a CQ per QP\n"
 		     "  events    count a device's async events for a while\n"
 		     "  inject    raise an event with a real trigger and show what arrived\n"
 		     "  bench     in-kernel get/put timings, cqpool vs upstream\n"
 		     "\n"
 		     "--json anywhere switches the output to JSON.\n",
-		     CQPOOL_DEVICE_PATH);
+		     CQPOOL_DEBUGFS_DIR, CQPOOL_DEVICE_PATH);
 }
 
 int main(int argc, char **argv)

@@ -112,6 +112,47 @@ class Rows(unittest.TestCase):
             matrix.selftests(row, ["b_test"])
 
 
+class Deb(unittest.TestCase):
+    def test_the_tree_s_deb_rows_boot_both_stock_kernels(self):
+        rows = [r for r in matrix.rows(MATRIX, "full") if r.payload == "deb"]
+        self.assertEqual(sorted(r.kernel.series for r in rows), ["6.1", "6.12"])
+        for r in rows:
+            self.assertEqual(r.kernel.kind, "stock")
+            if r.kernel.series == "6.12":
+                self.assertEqual((r.accel, r.cores), ("tcg,thread=single", 1))
+
+    def test_a_deb_row_needs_no_modules_and_is_described(self):
+        p = written(GOOD + '\n[[run]]\nlabel = "deb-6.1"\nkernel = "s"\npayload = "deb"\n')
+        row = [r for r in matrix.rows(p, "full") if r.label == "deb-6.1"][0]
+        self.assertEqual(row.modules, "")
+        self.assertIsNone(row.build)
+        self.assertIn("the Debian packages, installed and purged by apt",
+                      matrix.table(p).splitlines()[2])
+
+    def test_a_deb_row_names_no_tests(self):
+        p = written(GOOD + '\n[[run]]\nlabel = "x"\nkernel = "s"\npayload = "deb"\nsoak = 1\n')
+        with self.assertRaisesRegex(matrix.MatrixError, "unknown keys"):
+            matrix.rows(p, "full")
+
+    def test_a_boot_passes_only_on_the_guest_s_verdict(self):
+        d = tempfile.mkdtemp()
+        os.makedirs(os.path.join(d, "out"))
+        log = os.path.join(d, "out", "deb.log")
+        with open(log, "w") as f:
+            f.write("cqpool-deb: ok: modprobe cqpool\ncqpool-deb: ok: apt purge\ncqpool-deb: PASS\n")
+        self.assertEqual(runner.Runner.deb_verdict(d, 0), (True, f"2 checks passed; {log}"))
+        # The guest said PASS but the boot failed (a splat): no pass.
+        self.assertEqual(runner.Runner.deb_verdict(d, 97),
+                         (False, f"the guest passed, the boot did not: status 97; see {log}"))
+        with open(log, "w") as f:
+            f.write("cqpool-deb: ok: apt install\ncqpool-deb: FAIL: modprobe cqpool\n"
+                    "cqpool-deb: FAIL\n")
+        self.assertEqual(runner.Runner.deb_verdict(d, 1), (False, f"modprobe cqpool; see {log}"))
+        os.remove(log)
+        self.assertEqual(runner.Runner.deb_verdict(d, 125),
+                         (False, f"status 125, no verdict; see {log}"))
+
+
 class Expect(unittest.TestCase):
     def test_skips_and_suites_are_expected(self):
         p = written(GOOD)

@@ -45,6 +45,11 @@ int usage_error(const CommandSpec &spec, const std::string &msg);
 // Opens /dev/cqpool and checks the module speaks our ABI version.
 Error open_cqpool(Cqpool &cq);
 
+// For what cqpool.ko's debugfs also says (devices, pools): /dev/cqpool
+// if the test harness is loaded, else the debugfs (@debugfs true), which
+// every build of cqpool.ko has.  An error only if neither is there.
+Error open_cqpool_or_debugfs(Cqpool &cq, bool &debugfs);
+
 // --device, required by most subcommands; "" after printing why not.
 bool device_arg(const CommandSpec &spec, const Args &args, std::string &dev,
 		const char *option = "device", bool required = true);

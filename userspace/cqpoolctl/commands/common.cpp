@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "commands.h"
+#include "../debugfs.h"
 
 #include <cerrno>
 #include <cstdio>
@@ -41,6 +42,21 @@ Error open_cqpool(Cqpool &cq)
 			     "cqpoolctl: warning: module ABI %u, cqpoolctl built for %u\n",
 			     v.abi_version, CQPOOL_ABI_VERSION);
 	return Error{};
+}
+
+Error open_cqpool_or_debugfs(Cqpool &cq, bool &debugfs)
+{
+	Error e = open_cqpool(cq);
+
+	debugfs = false;
+	// Only a missing /dev/cqpool sends us to the debugfs: a harness
+	// that is there and refuses (not root, another ABI) says so itself.
+	if (!e || e.err != ENOENT || std::string(e.what) != "open")
+		return e;
+	e = debugfs_probe();
+	if (!e)
+		debugfs = true;
+	return e;
 }
 
 bool device_arg(const CommandSpec &spec, const Args &args, std::string &dev,

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "commands.h"
+#include "../debugfs.h"
 #include "../table.h"
 
 #include <cstdio>
@@ -11,7 +12,9 @@ const CommandSpec devices_spec = {
 	"The RDMA devices cqpool serves: vectors used of those the device has,\n"
 	"its largest CQ, cqpool's pools, CQs, CQEs, entries reserved and\n"
 	"reservations, and for comparison what the kernel's own CQ pool\n"
-	"(ib_cq_pool_get) holds on it.",
+	"(ib_cq_pool_get) holds on it.  Read from /dev/cqpool with the test\n"
+	"harness loaded, else from cqpool.ko's debugfs\n"
+	"(/sys/kernel/debug/cqpool/devices, pools and ib_core_pools).",
 	{
 		{"json", nullptr, "JSON output"},
 	},
@@ -21,10 +24,11 @@ int cmd_devices(const Args &, const Context &ctx)
 {
 	std::vector<cqpool_device_info> devs;
 	Cqpool cq;
-	Error e = open_cqpool(cq);
+	bool debugfs;
+	Error e = open_cqpool_or_debugfs(cq, debugfs);
 
 	if (!e)
-		e = cq.list_devices(devs);
+		e = debugfs ? debugfs_devices(devs) : cq.list_devices(devs);
 	if (e)
 		return fail(e);
 

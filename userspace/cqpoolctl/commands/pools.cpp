@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "commands.h"
+#include "../debugfs.h"
 #include "../table.h"
 
 #include <cstdio>
@@ -10,7 +11,8 @@ const CommandSpec pools_spec = {
 	"pools", "[--device DEV]",
 	"Every cqpool pool (shared per device and poll context, or owned by one\n"
 	"consumer), then each of its CQs: vector, real size, entries reserved,\n"
-	"users, age and time idle.",
+	"users, age and time idle.  Read from /dev/cqpool with the test harness\n"
+	"loaded, else from cqpool.ko's debugfs (/sys/kernel/debug/cqpool/pools).",
 	{
 		{"device", "DEV", "only the pools of this RDMA device"},
 		{"json", nullptr, "JSON output"},
@@ -44,11 +46,14 @@ int cmd_pools(const Args &args, const Context &ctx)
 	std::vector<cqpool_cq_info> cqs;
 	std::string only = args.get("device");
 	Cqpool cq;
-	Error e = open_cqpool(cq);
+	bool debugfs;
+	Error e = open_cqpool_or_debugfs(cq, debugfs);
 
-	if (!e)
+	if (!e && debugfs)
+		e = debugfs_pools(pools, cqs);
+	if (!e && !debugfs)
 		e = cq.list_pools(pools);
-	if (!e)
+	if (!e && !debugfs)
 		e = cq.list_cqs(cqs);
 	if (e)
 		return fail(e);

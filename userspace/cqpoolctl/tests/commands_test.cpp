@@ -2,6 +2,7 @@
 //
 // The subcommands end to end against the model in fake_kernel.cpp.
 #include "../commands/commands.h"
+#include "../debugfs.h"
 #include "fake_kernel.h"
 
 #include <gtest/gtest.h>
@@ -14,8 +15,18 @@ namespace {
 
 class Commands : public ::testing::Test {
 protected:
-	void SetUp() override { k.install(); }
-	void TearDown() override { k.uninstall(); }
+	// No test reads the host's debugfs: where cqpoolctl falls back to
+	// it, it finds nothing (debugfs_test.cpp has one of its own).
+	void SetUp() override
+	{
+		k.install();
+		set_debugfs_dir("/nonexistent/cqpool-debugfs");
+	}
+	void TearDown() override
+	{
+		set_debugfs_dir(nullptr);
+		k.uninstall();
+	}
 
 	// Runs @cmd with @argv; stdout in @out, stderr in @err.
 	int run(const Command &cmd, std::vector<std::string> argv, bool json = false)
@@ -51,11 +62,29 @@ protected:
 
 TEST_F(Commands, NotLoadedSaysHowToLoad)
 {
+	// Neither /dev/cqpool nor the debugfs: cqpool is not loaded.
 	k.open_errno = ENOENT;
 	EXPECT_EQ(run(devices_cmd, {}), EXIT_FAIL);
-	EXPECT_EQ(err, "cqpoolctl: cqpool's harness is not loaded: run "
-		       "`modprobe cqpool_harness` (or `insmod cqpool.ko`, then "
-		       "`insmod cqpool_harness.ko`)\n");
+	EXPECT_EQ(err, "cqpoolctl: cqpool is not loaded: run `modprobe cqpool` (no "
+		       "/dev/cqpool nor /nonexistent/cqpool-debugfs/devices; if cqpool is "
+		       "loaded, mount debugfs: `mount -t debugfs none /sys/kernel/debug`)\n");
+	EXPECT_EQ(run(pools_cmd, {}), EXIT_FAIL);
+	EXPECT_TRUE(has(err, "cqpool is not loaded: run `modprobe cqpool`")) << err;
+}
+
+TEST_F(Commands, HarnessOnlyCommandsSaySo)
+{
+	// A machine's cqpool (DKMS): no /dev/cqpool.  What needs the harness
+	// says so, and what works without it.
+	k.open_errno = ENOENT;
+	EXPECT_EQ(run(run_cmd, {"--device", "rxe0", "--seconds", "1"}), EXIT_FAIL);
+	EXPECT_EQ(err, "cqpoolctl: cqpool's test harness is not loaded (no /dev/cqpool), "
+		       "and this command needs it: only the test build has it (`insmod "
+		       "cqpool.ko`, then `insmod cqpool_harness.ko`, both of "
+		       "scripts/kbuild.sh's build); a machine's cqpool (DKMS, the "
+		       "cqpool-dkms package) has `cqpoolctl devices` and `cqpoolctl pools`\n");
+	EXPECT_EQ(run(bench_cmd, {"--device", "rxe0"}), EXIT_FAIL);
+	EXPECT_TRUE(has(err, "this command needs it")) << err;
 }
 
 TEST_F(Commands, NotRootSaysSo)
