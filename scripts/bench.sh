@@ -55,19 +55,23 @@ for pad in $pads; do
 done
 cp vm/payload-bench.sh "$payload/run.sh"
 
-# boot PART DIR SMP MEM: vm/payload-bench.sh's PART in a VM of SMP vCPUs
-# and MEM of memory, its output in $work/DIR; the script ends if it fails.
+# boot PAYLOAD DIR SMP MEM TIMEOUT ENV...: the payload in a VM of SMP
+# vCPUs and MEM of memory, ENV (its bench.env's lines, and for vm/run.sh
+# any CQPOOL_VM_* among them), its output in $work/DIR; the script ends
+# if it fails.
 boot() {
-	local rc=0
+	local rc=0 pl=$1 dir=$2 smp=$3 mem=$4 timeout=$5
 
-	printf 'BENCH_ROUNDS=%s\nBENCH_PART=%s\nBENCH_PADS="%s"\n' \
-		"$rounds" "$1" "$pads" >"$payload/bench.env"
-	CQPOOL_VM_QUIET=1 CQPOOL_VM_SMP=$3 CQPOOL_VM_MEM=$4 \
-		CQPOOL_VM_TIMEOUT=${CQPOOL_VM_TIMEOUT:-1500} \
-		vm/run.sh stock "$payload" "$work/$2" >"$work/$2.log" 2>&1 || rc=$?
+	shift 5
+	for kv; do
+		printf '%s=%q\n' "${kv%%=*}" "${kv#*=}"
+	done >"$pl/bench.env"
+	env "$@" CQPOOL_VM_QUIET=1 CQPOOL_VM_SMP="$smp" CQPOOL_VM_MEM="$mem" \
+		CQPOOL_VM_TIMEOUT="$timeout" \
+		vm/run.sh stock "$pl" "$work/$dir" >"$work/$dir.log" 2>&1 || rc=$?
 	if [[ $rc -ne 0 ]]; then
-		echo "bench: the VM run failed (status $rc); see $work/$2.log and $work/$2/console.log" >&2
-		tail -n 20 "$work/$2.log" >&2
+		echo "bench: the VM run failed (status $rc); see $work/$dir.log and $work/$dir/console.log" >&2
+		tail -n 20 "$work/$dir.log" >&2
 		exit 1
 	fi
 }
@@ -75,36 +79,28 @@ boot() {
 smp=${CQPOOL_VM_SMP:-2}
 mem=${CQPOOL_VM_MEM:-6G}
 echo "bench: booting $ver in QEMU (TCG, $smp vCPUs, $mem) with soft-RoCE; about 3-5 minutes."
-boot main vm "$smp" "$mem"
+timeout=${CQPOOL_VM_TIMEOUT:-1500}
+boot "$payload" vm "$smp" "$mem" "$timeout" \
+	BENCH_ROUNDS="$rounds" BENCH_PART=main BENCH_PADS="$pads"
 echo "bench: booting again with 4 vCPUs for the parallel get+put; about a minute."
-boot parallel vm-parallel 4 2G
+boot "$payload" vm-parallel 4 2G "$timeout" \
+	BENCH_ROUNDS="$rounds" BENCH_PART=parallel BENCH_PADS="$pads"
 # The NVMe-oF boots share their payload dir writable (CQPOOL_VM_ROOT=host).
 nvme_payload=$work/payload-nvmeof
 rm -rf "$nvme_payload" "$work/vm-nvmeof" "$work/vm-nvmeof-vectors"
 mkdir -p "$nvme_payload"
 cp build/kbuild-stock/cqpool.ko build/kbuild-stock/cqpool_takeover.ko "$nvme_payload/"
 cp vm/payload-bench-nvmeof.sh "$nvme_payload/run.sh"
+cp vm/payload-lib.sh "$nvme_payload/lib.sh"
 
-# boot_host PART DIR SMP: PART of vm/payload-bench-nvmeof.sh, as boot().
-boot_host() {
-	local rc=0
-
-	printf 'BENCH_PART=%s\nBENCH_NVMEOF_ROUNDS=%s\nBENCH_FIO_SECONDS=%s\n' \
-		"$1" "${BENCH_NVMEOF_ROUNDS:-3}" "${BENCH_FIO_SECONDS:-10}" \
-		>"$nvme_payload/bench.env"
-	CQPOOL_VM_ROOT=host CQPOOL_VM_QUIET=1 CQPOOL_VM_SMP=$3 CQPOOL_VM_MEM=4G \
-		CQPOOL_VM_TIMEOUT=${CQPOOL_VM_TIMEOUT_NVMEOF:-3600} \
-		vm/run.sh stock "$nvme_payload" "$work/$2" >"$work/$2.log" 2>&1 || rc=$?
-	if [[ $rc -ne 0 ]]; then
-		echo "bench: the VM run failed (status $rc); see $work/$2.log and $work/$2/console.log" >&2
-		tail -n 20 "$work/$2.log" >&2
-		exit 1
-	fi
-}
+# With the host's userland (fio, nvme-cli).
+nvme=(CQPOOL_VM_ROOT=host BENCH_NVMEOF_ROUNDS="${BENCH_NVMEOF_ROUNDS:-3}"
+      BENCH_FIO_SECONDS="${BENCH_FIO_SECONDS:-10}")
+timeout=${CQPOOL_VM_TIMEOUT_NVMEOF:-3600}
 echo "bench: NVMe-oF through nvme-rdma and nvmet-rdma, upstream's pool and the takeover's; about 20 minutes."
-boot_host nvmeof vm-nvmeof 2
+boot "$nvme_payload" vm-nvmeof 2 4G "$timeout" "${nvme[@]}" BENCH_PART=nvmeof
 echo "bench: NVMe-oF memory at one controller with 8 vCPUs, rxe's 8 vectors; a few minutes."
-boot_host nvmeof-vectors vm-nvmeof-vectors 8
+boot "$nvme_payload" vm-nvmeof-vectors 8 4G "$timeout" "${nvme[@]}" BENCH_PART=nvmeof-vectors
 
 cat "$work/vm/results.log" "$work/vm-parallel/results.log" \
 	"$work/vm-nvmeof/results.log" "$work/vm-nvmeof-vectors/results.log" \

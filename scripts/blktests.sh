@@ -158,6 +158,7 @@ boot() {
 	# shellcheck disable=SC2086 # $ko: none, or the two modules
 	if ! { rm -rf "$p" && mkdir -p "$p" &&
 	       cp "$top/vm/payload-blktests.sh" "$p/run.sh" &&
+	       cp "$top/vm/payload-lib.sh" "$p/lib.sh" &&
 	       echo "$2" >"$p/mode" && echo "$tests" >"$p/tests" &&
 	       echo "$img_size" >"$p/img_size" && echo "$timeout" >"$p/timeout" &&
 	       cp -a "$suite" "$p/blktests" && { [[ -z $ko ]] || cp $ko "$p/"; }; } \

@@ -84,7 +84,7 @@ make -C "$top/selftests" KSFT_DIR="$src/tools/testing/selftests" \
 p=$out/payload
 rm -rf "$p"
 mkdir -p "$p"
-cp "$top/vm/payload-soak.sh" "$p/run.sh" &&
+cp "$top/vm/payload-soak.sh" "$p/run.sh" && cp "$top/vm/payload-lib.sh" "$p/lib.sh" &&
 	cp "$kbuild/cqpool.ko" "$kbuild/cqpool_takeover.ko" \
 		"$top/build/selftests-soak/soak_test" "$p/" &&
 	echo $((minutes * 60)) >"$p/seconds" && echo "$checkpoints" >"$p/checkpoints" &&

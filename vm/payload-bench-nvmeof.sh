@@ -46,26 +46,12 @@ NQN=nqn.2024-01.org.cqpool:bench
 say() { echo "nvmeof-bench: [$(cut -d' ' -f1 /proc/uptime)] $*"; }
 die() { say "$*"; echo "BENCH-FAIL $part rc=$*" >>"$out"; exit 1; }
 
-# wait_for SECONDS CMD...: poll CMD every 0.1 s
-wait_for() {
-	local i=0 n=$(($1 * 10))
-
-	shift
-	until "$@"; do
-		i=$((i + 1))
-		((i < n)) || return 1
-		sleep 0.1
-	done
-}
+# wait_for, veth_up, rxe_add
+# shellcheck source=vm/payload-lib.sh
+. "$CQPOOL_PAYLOAD/lib.sh"
 
 now() { date +%s.%N; }
 since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.3f", b - a }'; }
-
-rxe_active() { rdma link show rxe0/1 2>/dev/null | grep -q 'state ACTIVE'; }
-
-rxe_add() {
-	rdma link add rxe0 type rxe netdev v0 && wait_for 20 rxe_active
-}
 
 # rxe0 anew: what a mode left on it (ib_core's pools) goes with it.
 rxe_reset() {
@@ -134,14 +120,21 @@ disconnect_all() {
 
 # The block devices of subsystems 1..K, colon-separated, for fio.
 devices() {
-	local k n devs=""
+	local k n d b devs=""
 
 	for ((k = 1; k <= $1; k++)); do
 		for n in /sys/class/nvme/nvme*/subsysnqn; do
 			[[ $(cat "$n") == "$NQN-$k" ]] || continue
-			n=${n%/subsysnqn}
-			devs+="${devs:+:}/dev/$(ls "$n" | grep -m1 -E '^nvme[0-9]+n1$' ||
-				ls "$n" | sed -n 's/^nvme\([0-9]*\)c[0-9]*n1$/nvme\1n1/p' | head -1)"
+			# nvmeXn1, or with native multipath nvmeXcYn1, whose
+			# block device is its head's, nvmeXn1.
+			for d in "${n%/subsysnqn}"/nvme*n1; do
+				[[ -e $d ]] || continue
+				b=${d##*/}
+				[[ ! $b =~ ^(nvme[0-9]+)c[0-9]+(n1)$ ]] ||
+					b=${BASH_REMATCH[1]}${BASH_REMATCH[2]}
+				devs+="${devs:+:}/dev/$b"
+				break
+			done
 		done
 	done
 	echo "$devs"
@@ -320,9 +313,7 @@ setup() {
 
 # rxe0 on a veth pair at 10.99.0.1, as the other guests have it.
 modprobe -q rdma_rxe || die "modprobe rdma_rxe"
-ip link add v0 type veth peer name v1 || die "veth pair"
-ip addr add 10.99.0.1/24 dev v0 && ip addr add 10.99.0.2/24 dev v1 &&
-	ip link set v0 up && ip link set v1 up || die "veth addresses"
+veth_up || die "veth pair v0, v1"
 rxe_add || die "rxe0"
 for m in configfs null_blk nvmet_rdma nvme_rdma; do
 	modprobe -q "$m" || die "modprobe $m"

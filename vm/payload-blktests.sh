@@ -37,25 +37,13 @@ mkdir -p "$out"
 say() { echo "blktests-vm: [$(cut -d' ' -f1 /proc/uptime)] $*"; }
 die() { say "$*"; exit 91; }
 
-# wait_for SECONDS CMD...: poll CMD every 0.1 s
-wait_for() {
-	local i=0 n=$(($1 * 10))
-
-	shift
-	until "$@"; do
-		i=$((i + 1))
-		((i < n)) || return 1
-		sleep 0.1
-	done
-}
+# wait_for, veth_up, rxe_add
+# shellcheck source=vm/payload-lib.sh
+. "$CQPOOL_PAYLOAD/lib.sh"
 
 # blktests binds soft-RoCE to every Ethernet interface that has a carrier
 # and takes the target's address from one: a veth pair is two of them.
-ip link add v0 type veth peer name v1 || die "veth pair"
-if ! { ip addr add 10.99.0.1/24 dev v0 && ip addr add 10.99.0.2/24 dev v1 &&
-	ip link set v0 up && ip link set v1 up; }; then
-	die "veth addresses"
-fi
+veth_up || die "veth pair v0, v1"
 wait_for 10 grep -qx 1 /sys/class/net/v0/carrier || die "v0 has no carrier"
 
 # Loop devices, as a distribution has them at boot: nvme/047 and nvme/051

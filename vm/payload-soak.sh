@@ -23,28 +23,14 @@ mkdir -p "$out"
 say() { echo "soak-vm: [$(cut -d' ' -f1 /proc/uptime)] $*"; }
 die() { say "$*"; exit 91; }
 
-# wait_for SECONDS CMD...: poll CMD every 0.1 s
-wait_for() {
-	local i=0 n=$(($1 * 10))
-
-	shift
-	until "$@"; do
-		i=$((i + 1))
-		((i < n)) || return 1
-		sleep 0.1
-	done
-}
+# wait_for, veth_up, rxe_add
+# shellcheck source=vm/payload-lib.sh
+. "$CQPOOL_PAYLOAD/lib.sh"
 
 # rxe0 on one end of a veth pair, at 10.99.0.1, as the other guests have it.
 modprobe -q rdma_rxe || die "modprobe rdma_rxe"
-ip link add v0 type veth peer name v1 || die "veth pair"
-if ! { ip addr add 10.99.0.1/24 dev v0 && ip addr add 10.99.0.2/24 dev v1 &&
-	ip link set v0 up && ip link set v1 up; }; then
-	die "veth addresses"
-fi
-rdma link add rxe0 type rxe netdev v0 || die "rdma link add rxe0"
-wait_for 10 sh -c 'rdma link show rxe0/1 | grep -q "state ACTIVE"' ||
-	die "rxe0 is not ACTIVE"
+veth_up || die "veth pair v0, v1"
+rxe_add || die "rxe0 is not ACTIVE"
 
 # The storage ULPs, then cqpool: its ib_client after theirs, and ib_core
 # removes a device's clients in reverse.
