@@ -253,14 +253,20 @@ def readme(run):
     st = run.summary.get("nvmeof")
     if not st:
         return run.text(NAME, "readme_none")
-    rows = []
+    # (what, memory): each count of controllers, 1 again where rxe has
+    # more vectors, and after the disconnect.
+    held = []
     for k in [str(n) for n in st["controllers"]] + ["after"]:
-        m = st["memory"].get(k)
-        if not m:
-            continue
-        rows.append(run.text(NAME, "readme_row",
-                             what=run.line(NAME, "after") if k == "after"
-                             else run.line(NAME, "at_n", n=k, vectors="%d" % st["vectors"]),
+        if st["memory"].get(k):
+            held.append((run.line(NAME, "after") if k == "after"
+                         else run.line(NAME, "at_n", n=k, vectors="%d" % st["vectors"]),
+                         st["memory"][k]))
+        if k == "1" and "vectors_memory" in st:
+            vm = st["vectors_memory"]
+            held.append((run.line(NAME, "at_n", n="1", vectors="%d" % vm["vectors"]), vm))
+    rows = []
+    for what, m in held:
+        rows.append(run.text(NAME, "readme_row", what=what,
                              upstream=run.line(NAME, "held_short", cqs=fmt(m["upstream"]["cqs"]["median"]),
                                                cqes=fmt(m["upstream"]["cqes"]["median"])),
                              cqpool=run.line(NAME, "held_short", cqs=fmt(m["cqpool"]["cqs"]["median"]),

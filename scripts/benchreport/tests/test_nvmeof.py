@@ -90,6 +90,9 @@ class Section(unittest.TestCase):
         table = nvmeof.readme(self.run)
         self.assertIn("| 32 connected, 2 vectors | 8 CQs, 65,528 CQEs | 16 CQs, 60,000 CQEs |",
                       table)
+        # The 8-vector boot's row follows the first, where it is measured.
+        rows = [line.split(" | ")[0] for line in table.splitlines() if line.startswith("| 1 connected")]
+        self.assertEqual(rows, ["| 1 connected, 2 vectors", "| 1 connected, 8 vectors"])
 
     def test_a_round_with_one_mode_is_left_out(self):
         r = raw()
