@@ -609,4 +609,6 @@ module_exit(tk_exit);
 
 MODULE_DESCRIPTION("Livepatch: ib_cq_pool_get()/ib_cq_pool_put() served by cqpool");
 MODULE_LICENSE("GPL");
+/* cqpool's: the two modules ship together (DKMS, the cqpool-dkms package). */
+MODULE_VERSION(__stringify(CQPOOL_VERSION_MAJOR) "." __stringify(CQPOOL_VERSION_MINOR));
 MODULE_INFO(livepatch, "Y");

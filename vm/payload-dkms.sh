@@ -12,6 +12,8 @@ case $path in */updates/dkms/cqpool.ko) ;; *) fail "cqpool is $path" ;; esac
 for f in version description depends; do
 	[ -n "$(modinfo -F $f cqpool)" ] || fail "modinfo: no $f"
 done
+[ "$(modinfo -F version cqpool_takeover)" = "$(modinfo -F version cqpool)" ] ||
+	fail "cqpool_takeover's version is not cqpool's"
 modinfo cqpool
 # The build for a real machine: its API and nothing of the tests'.
 # (busybox's modinfo exits 0 for a module it does not find: list the files.)
