@@ -18,8 +18,9 @@
 #   2. modinfo shows the version, from /lib/modules/KVER/updates/dkms;
 #      modprobe loads cqpool and cqpool_takeover; cqpoolctl devices,
 #      without the test harness, lists rxe0;
-#   3. a kernel installed after the package gets the module from DKMS's
-#      kernel hook (simulated: below);
+#   3. with CQPOOL_DEB_LATER_KERNEL=1 (the row's env), a kernel installed
+#      after the package gets the module from DKMS's kernel hook
+#      (simulated: below);
 #   4. apt purge unloads nothing, and leaves none of the packages' files
 #      behind (DKMS's builds and installs included): the writable layers'
 #      files before the install and after the purge are the same, but
@@ -37,6 +38,11 @@ all=/run/cqpool-deb-modules
 kver=$(uname -r)
 ver=$(cat version)
 export DEBIAN_FRONTEND=noninteractive
+# The row's variables (vm/matrix.toml's env): CQPOOL_DEB_LATER_KERNEL=1
+# runs step 3, DKMS's hook for a kernel installed later.
+while IFS='=' read -r k v; do
+	[[ -n $k ]] && export "$k=$v"
+done <"$p/env"
 
 say() { echo "cqpool-deb: $*" | tee -a "$log"; }
 # Indented, each line of a command's output that the report shows.
@@ -195,28 +201,34 @@ check "the tracing one-liners" grep -q '^bpftrace ' /usr/share/doc/cqpool-tools/
 
 # 3. A kernel installed after the package: its directory appears, then
 # the hook its postinst runs.
-# (dkms status -k KVER lists a module that is only added too: "cqpool/VER:
-# added".  What was built for a kernel names it.)
-check "nothing built for $later before its hook" eval "! dkms status -m cqpool | grep -q ', $later, '"
-mkdir /usr/lib/modules/"$later"
-mount --rbind "$all/$later" /usr/lib/modules/"$later" || die "bind $later"
-t0=$(date +%s)
-if /etc/kernel/postinst.d/dkms "$later" >"$out/hook.log" 2>&1; then
-	say "ok: /etc/kernel/postinst.d/dkms $later ($(($(date +%s) - t0)) s)"
+# Where the row asks for it (one row is enough to prove the hook; a
+# build is 4 minutes of TCG).  The later kernel stays hidden otherwise.
+if [[ ${CQPOOL_DEB_LATER_KERNEL:-0} == 1 ]]; then
+	# (dkms status -k KVER lists a module that is only added too: "cqpool/VER:
+	# added".  What was built for a kernel names it.)
+	check "nothing built for $later before its hook" eval "! dkms status -m cqpool | grep -q ', $later, '"
+	mkdir /usr/lib/modules/"$later"
+	mount --rbind "$all/$later" /usr/lib/modules/"$later" || die "bind $later"
+	t0=$(date +%s)
+	if /etc/kernel/postinst.d/dkms "$later" >"$out/hook.log" 2>&1; then
+		say "ok: /etc/kernel/postinst.d/dkms $later ($(($(date +%s) - t0)) s)"
+	else
+		say "FAIL: /etc/kernel/postinst.d/dkms $later"
+		failed=1
+	fi
+	grep -E 'Building|Done\.|Installing to|Error|error:' "$out/hook.log" | show
+	dkms status -m cqpool -v "$ver" | show
+	check "DKMS's hook built and installed cqpool for $later" \
+		eval "dkms status -m cqpool -v '$ver' -k '$later' | grep -q ': installed'"
+	for m in cqpool cqpool_takeover; do
+		f=$(ls /lib/modules/"$later"/updates/dkms/"$m".ko* 2>/dev/null)
+		say "$later: ${f:-no $m.ko}, version $(modinfo -F version "${f:-/nonexistent}" 2>&1)"
+		check "$m.ko for $later, version $ver" \
+			test "$(modinfo -F version "${f:-/nonexistent}" 2>/dev/null)" = "$ver"
+	done
 else
-	say "FAIL: /etc/kernel/postinst.d/dkms $later"
-	failed=1
+	say "no kernel installed later in this row (CQPOOL_DEB_LATER_KERNEL)"
 fi
-grep -E 'Building|Done\.|Installing to|Error|error:' "$out/hook.log" | show
-dkms status -m cqpool -v "$ver" | show
-check "DKMS's hook built and installed cqpool for $later" \
-	eval "dkms status -m cqpool -v '$ver' -k '$later' | grep -q ': installed'"
-for m in cqpool cqpool_takeover; do
-	f=$(ls /lib/modules/"$later"/updates/dkms/"$m".ko* 2>/dev/null)
-	say "$later: ${f:-no $m.ko}, version $(modinfo -F version "${f:-/nonexistent}" 2>&1)"
-	check "$m.ko for $later, version $ver" \
-		test "$(modinfo -F version "${f:-/nonexistent}" 2>/dev/null)" = "$ver"
-done
 
 # 4. The purge.  The packages' files, and what DKMS made of them.
 dpkg -L cqpool-dkms cqpool-tools | sort -u >"$out/package-paths"

@@ -202,7 +202,9 @@ def _what(row):
     if row.payload == "dkms":
         return "DKMS"
     if row.payload == "deb":
-        return "the Debian packages, installed and purged by apt"
+        later = row.env.get("CQPOOL_DEB_LATER_KERNEL") == "1"
+        return ("the Debian packages, installed and purged by apt"
+                + (", and DKMS's hook for a kernel installed later" if later else ""))
     if row.payload == "blktests":
         return f"blktests {row.blktests.replace(' ', ', ')}"
     if row.payload == "soak":

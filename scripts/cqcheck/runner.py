@@ -5,9 +5,10 @@ Each row is a thread: it prepares what its boot needs (its kernel, made by
 vm/kernel.sh; the test build of cqpool for it, once per build; its
 payload), then waits for cores, boots, gives them back and counts what
 the boot reported, by the rules of this package.  A row asks for
-``cores``, the host threads its boot keeps busy; the rows take the cores
-there are in the file's order, a later row that fits going first while
-an earlier one waits for more.  Preparing needs no cores: a kernel that
+``cores``, the host threads its boot keeps busy; the rows ready to boot
+take the cores there are in the file's order, the longest first there,
+and a later row never passes an earlier one that waits.  Preparing
+needs no cores: a kernel that
 builds in the background (make check starts them at nice 19) holds no
 row but its own.
 
@@ -40,9 +41,13 @@ class Cores:
         self.cv = threading.Condition()
 
     def _next(self):
-        """The first waiting row whose cores are free."""
-        fits = [o for o, n in self.waiting.items() if n <= self.free]
-        return min(fits) if fits else None
+        """The first waiting row, when its cores are free.  No later row
+        passes it: rows of one core, one after another, would keep a row
+        of two waiting for good (the debug kernels' rows, the longest)."""
+        if not self.waiting:
+            return None
+        first = min(self.waiting)
+        return first if self.waiting[first] <= self.free else None
 
     def acquire(self, order, n):
         """Waits until row @order may have @n cores (at most all of them)."""
@@ -220,6 +225,8 @@ class Runner:
                              capture_output=True, text=True, check=True).stdout.strip()
         with open(os.path.join(d, "version"), "w") as f:
             f.write(ver + "\n")
+        with open(os.path.join(d, "env"), "w") as f:
+            f.write("".join(f"{k}={v}\n" for k, v in row.env.items()))
         return d
 
     @staticmethod

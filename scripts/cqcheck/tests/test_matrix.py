@@ -174,7 +174,7 @@ class Table(unittest.TestCase):
 
 
 class Scheduling(unittest.TestCase):
-    def test_rows_take_the_cores_in_their_order_and_a_smaller_one_fills_in(self):
+    def test_rows_take_the_cores_in_their_order_and_none_passes_a_waiting_one(self):
         cores = runner.Cores(2)
         got = []
         cores.acquire(9, 1)             # something holds one core
@@ -190,11 +190,17 @@ class Scheduling(unittest.TestCase):
         time.sleep(0.05)                # row 0 waits for two cores
         t1 = threading.Thread(target=row, args=(1, 1, 0.05))
         t1.start()
-        t1.join()
-        self.assertEqual(got, [1])      # row 1 fits in the free core
+        time.sleep(0.1)
+        self.assertEqual(got, [])       # row 1 would fit, and waits
         cores.release(1)
         t0.join()
-        self.assertEqual(got, [1, 0])
+        t1.join()
+        self.assertEqual(got, [0, 1])
+
+    def test_a_ready_row_goes_while_an_earlier_one_prepares(self):
+        cores = runner.Cores(2)
+        self.assertEqual(cores.acquire(5, 2), 2)   # row 0 is not waiting yet
+        cores.release(2)
 
     def test_a_row_never_asks_for_more_than_there_is(self):
         cores = runner.Cores(2)
