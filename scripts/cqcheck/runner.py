@@ -8,9 +8,8 @@ the boot reported, by the rules of this package.  A row asks for
 ``cores``, the host threads its boot keeps busy; the rows ready to boot
 take the cores there are in the file's order, the longest first there,
 and a later row never passes an earlier one that waits.  Preparing
-needs no cores: a kernel that
-builds in the background (make check starts them at nice 19) holds no
-row but its own.
+needs no cores: a kernel that builds in the background (make check
+starts them at nice 19) holds no row but its own.
 
 Every count is a record, ``NAME PASSED FAILED SKIPPED NOTE``, printed as
 it comes and written to OUT/matrix-records.tsv for check.sh, which adds
@@ -58,6 +57,8 @@ class Cores:
                 self.cv.wait()
             del self.waiting[order]
             self.free -= n
+            # The next row may fit in what is left: it is first now.
+            self.cv.notify_all()
         return n
 
     def release(self, n):

@@ -197,6 +197,38 @@ class Scheduling(unittest.TestCase):
         t1.join()
         self.assertEqual(got, [0, 1])
 
+    def test_two_rows_of_a_core_both_go_when_two_come_free(self):
+        # The second row may look before the first has taken its core,
+        # see that it is not first, and wait: the first must tell it.
+        # Tried often enough for that order to come up.
+        for _ in range(30):
+            cores = runner.Cores(2)
+            cores.acquire(9, 2)         # something holds both
+            both = threading.Barrier(2, timeout=1)
+
+            def row(order):
+                cores.acquire(order, 1)
+                both.wait()             # the two run at once, or time out
+                cores.release(1)
+
+            rows = [threading.Thread(target=row, args=(o,), daemon=True) for o in (1, 0)]
+            for t in rows:
+                t.start()
+            time.sleep(0.005)
+            cores.release(2)
+            for t in rows:
+                t.join(2)
+            self.assertFalse(both.broken or any(t.is_alive() for t in rows),
+                             "a row waited while its core was free")
+
+    def test_a_row_that_takes_its_cores_tells_the_others(self):
+        cores = runner.Cores(2)
+        told = []
+        notify = cores.cv.notify_all
+        cores.cv.notify_all = lambda: (told.append(1), notify())
+        cores.acquire(0, 1)
+        self.assertEqual(told, [1])
+
     def test_a_ready_row_goes_while_an_earlier_one_prepares(self):
         cores = runner.Cores(2)
         self.assertEqual(cores.acquire(5, 2), 2)   # row 0 is not waiting yet
