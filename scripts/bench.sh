@@ -97,7 +97,7 @@ cp vm/payload-lib.sh "$nvme_payload/lib.sh"
 nvme=(CQPOOL_VM_ROOT=host BENCH_NVMEOF_ROUNDS="${BENCH_NVMEOF_ROUNDS:-3}"
       BENCH_FIO_SECONDS="${BENCH_FIO_SECONDS:-10}")
 timeout=${CQPOOL_VM_TIMEOUT_NVMEOF:-3600}
-echo "bench: NVMe-oF through nvme-rdma and nvmet-rdma, upstream's pool and the takeover's; about 20 minutes."
+echo "bench: NVMe-oF through nvme-rdma and nvmet-rdma, upstream's pool and the takeover's; about 10 minutes."
 boot "$nvme_payload" vm-nvmeof 2 4G "$timeout" "${nvme[@]}" BENCH_PART=nvmeof
 echo "bench: NVMe-oF memory at one controller with 8 vCPUs, rxe's 8 vectors; a few minutes."
 boot "$nvme_payload" vm-nvmeof-vectors 8 4G "$timeout" "${nvme[@]}" BENCH_PART=nvmeof-vectors
