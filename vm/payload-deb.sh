@@ -93,10 +93,10 @@ mount --rbind "$all/$kver" /usr/lib/modules/"$kver" || die "bind back $kver"
 say "kernel $kver; $later hidden from /lib/modules until its hook runs"
 
 # rxe0 on one end of a veth pair, as the other guests have it.
+# shellcheck source=vm/payload-lib.sh
+. "$p/lib.sh"
 modprobe rdma_rxe || die "modprobe rdma_rxe"
-{ ip link add v0 type veth peer name v1 && ip addr add 10.99.0.1/24 dev v0 &&
-	ip addr add 10.99.0.2/24 dev v1 && ip link set v0 up && ip link set v1 up &&
-	rdma link add rxe0 type rxe netdev v0; } || die "rxe0 over veth v0"
+{ veth_up && rxe_add; } || die "rxe0 over veth v0"
 
 # man-db's trigger rebuilds its whole index after an install: minutes
 # under TCG, for nothing this test reads.  Off, as Debian's debconf

@@ -3,7 +3,8 @@
 #
 # What the payloads that run in the host's userland share (sourced from
 # $CQPOOL_PAYLOAD/lib.sh: vm/payload-soak.sh, vm/payload-blktests.sh,
-# vm/payload-bench-nvmeof.sh; their scripts copy it beside run.sh).
+# vm/payload-bench-nvmeof.sh, vm/payload-deb.sh; what boots them copies
+# it beside run.sh).
 
 # wait_for SECONDS CMD...: poll CMD every 0.1 s
 wait_for() {

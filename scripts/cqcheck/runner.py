@@ -220,6 +220,7 @@ class Runner:
         shutil.rmtree(d, ignore_errors=True)
         os.makedirs(d)
         shutil.copy(os.path.join(self.top, "vm/payload-deb.sh"), os.path.join(d, "run.sh"))
+        shutil.copy(os.path.join(self.top, "vm/payload-lib.sh"), os.path.join(d, "lib.sh"))
         for p in debs:
             shutil.copy(p, d)
         ver = subprocess.run([os.path.join(self.top, "scripts/version-check.sh")],
