@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# soak.sh [-m MINUTES] [-c CHECKPOINTS] [-s SEED] [-o OUT] [-t TABLE] [-k KBUILD]
+# soak.sh [-m MINUTES] [-c CHECKPOINTS] [-s SEED] [-o OUT] [-t TABLE] [-k KBUILD] [-u]
 # The soak (make soak): selftests/soak_test.c for MINUTES (default 30) on
 # the debug kernel (KASAN, kmemleak, lockdep), in a guest with the host's
 # userland (fio, open-iscsi): NVMe-oF and iSER connections made and torn
@@ -15,6 +15,10 @@
 #   -t  a file to write the run's figures to, as a Markdown table
 #   -k  the debug kernel's modules, built (make check's build/kbuild-debug);
 #       by default they are built here, in build/kbuild-soak
+#   -u  to find what holds a difference: boots with slub_debug=U on the
+#       kmalloc caches, and each sample keeps their allocation sites and
+#       stacks, in OUT/payload/out/sites/N-KIND-CACHE; "python3 -m cqcheck
+#       soak-sites DIR A B", in scripts/, lists what moved from A to B
 #
 # The verdicts (scripts/cqcheck/soak.py, with tests of their own): the
 # binary's own checks passed, the console is clean (no splat, no hung
@@ -31,7 +35,8 @@ seed=$(date +%s)
 out=$top/build/soak
 table=
 kbuild=
-while getopts m:c:s:o:t:k: opt; do
+sites=
+while getopts m:c:s:o:t:k:u opt; do
 	case $opt in
 	m) minutes=$OPTARG ;;
 	c) checkpoints=$OPTARG ;;
@@ -39,6 +44,7 @@ while getopts m:c:s:o:t:k: opt; do
 	o) out=$OPTARG ;;
 	t) table=$OPTARG ;;
 	k) kbuild=$OPTARG ;;
+	u) sites=1 ;;
 	*) exit 2 ;;
 	esac
 done
@@ -89,13 +95,18 @@ cp "$top/vm/payload-soak.sh" "$p/run.sh" && cp "$top/vm/payload-lib.sh" "$p/lib.
 		"$top/build/selftests-soak/soak_test" "$p/" &&
 	echo $((minutes * 60)) >"$p/seconds" && echo "$checkpoints" >"$p/checkpoints" &&
 	echo "$seed" >"$p/seed" || { verdict soak:payload 0; finish; }
+append=
+if [[ -n $sites ]]; then
+	touch "$p/sites"
+	append="slub_debug=U,kmalloc-*"
+fi
 
 echo "soak: $minutes min on the debug kernel, $checkpoints checkpoints, seed $seed"
 start=$SECONDS
 # Time for the teardowns at each checkpoint and the boot, beyond the
 # soak's own; hung_task 120 s: under TCG a removal's waits on the debug
 # kernel pass 30 s without cqpool (TESTING.md).
-CQPOOL_VM_ROOT=host CQPOOL_VM_QUIET=1 CQPOOL_VM_MEM=4G \
+CQPOOL_VM_ROOT=host CQPOOL_VM_QUIET=1 CQPOOL_VM_MEM=4G CQPOOL_VM_APPEND=$append \
 	CQPOOL_VM_TIMEOUT=$((minutes * 60 * 2 + 1800)) CQPOOL_VM_HUNG_TASK_SECS=120 \
 	"$top/vm/run.sh" debug "$p" "$out/vm" >"$out/vm.log" 2>&1
 rc=$?

@@ -18,6 +18,15 @@
  * rxe0 new): every count back where it started.  Growth from the first
  * quarter to the last is judged on the host, from the samples.
  *
+ * The start is sampled after a warm-up that does every action once, at
+ * the most connections the soak has at a time, and then goes back to
+ * the start's state.  The kernel keeps what a first use allocates: the
+ * nvme and iSCSI transports' first controller, session and host, the
+ * IDAs and xarrays that grow to the connections' count, the workqueues
+ * of a target's first port.  Sampled before any of that, the start is
+ * below every later idle state by it, and a leak would not be told
+ * from it.  The "boot" sample, before the warm-up, keeps its size.
+ *
  * It runs in a guest with the host's userland (fio, open-iscsi).
  */
 #define _GNU_SOURCE
@@ -40,6 +49,7 @@
 #define SOAK_IDLE_MS		2000
 #define FIO			"/usr/bin/fio"
 #define DROP_CACHES		"/proc/sys/vm/drop_caches"
+#define SLAB_DEBUGFS		"/sys/kernel/debug/slab"
 
 /* What the modules' reference counts are sampled of. */
 static const char *const soak_modules[] = {
@@ -96,11 +106,16 @@ static double soak_elapsed(const struct timespec *t0)
  * The kmalloc caches' objects in use and their bytes, from slabinfo,
  * each cache shrunk first: its per-CPU slabs flushed, and what KASAN's
  * quarantine holds of it freed, which slabinfo would count as in use.
+ * With @caches, each cache's objects as well, as JSON members
+ * ("kmalloc-64": N, ...) in @len bytes, to name the caches a difference
+ * is in.
  */
-static int kmalloc_in_use(unsigned long long *objs, unsigned long long *bytes)
+static int kmalloc_in_use(unsigned long long *objs, unsigned long long *bytes,
+			  char *caches, size_t len)
 {
 	unsigned long long active, total, size;
 	char line[512], name[64];
+	size_t at = 0;
 	glob_t g;
 	size_t i;
 	FILE *f;
@@ -120,9 +135,12 @@ static int kmalloc_in_use(unsigned long long *objs, unsigned long long *bytes)
 			continue;
 		*objs += active;
 		*bytes += active * size;
+		if (caches && at < len)
+			at += snprintf(caches + at, len - at, "%s\"%s\": %llu",
+				       at ? ", " : "", name, active);
 	}
 	fclose(f);
-	return 0;
+	return caches && at >= len ? -1 : 0;
 }
 
 /* A module's reference count; -1 when it is not loaded. */
@@ -134,19 +152,39 @@ static long module_refs(const char *mod)
 	return access(path, F_OK) ? -1 : read_long(path);
 }
 
+/*
+ * With CQPOOL_SOAK_SITES set (a directory: soak.sh -u boots with
+ * slub_debug=U on the kmalloc caches), each kmalloc cache's allocation
+ * sites with their stacks as well, into N-KIND-CACHE there, to name the
+ * code that holds a difference between two samples (cqcheck soak-sites).
+ * Copied after the counts are read: the copy's own 9p traffic lands in
+ * the next sample, not in this one.
+ */
+static void soak_sites(unsigned int n, const char *kind)
+{
+	const char *dir = getenv("CQPOOL_SOAK_SITES");
+
+	if (dir && *dir)
+		sh("for c in %s/kmalloc-*; do cp $c/alloc_traces %s/%u-%s-${c##*/}; done",
+		   SLAB_DEBUGFS, dir, n, kind);
+}
+
 /* One sample, printed as "soak sample {json}": 0, or -1. */
 static int soak_sample(struct soak *s, const char *kind)
 {
 	unsigned long long objs, bytes;
 	struct cq_count cqs;
+	char caches[8192];
 	struct totals t;
 	unsigned int i;
 
 	if (read_totals(&t) || rdma_cqs(NULL, &cqs) ||
-	    kmalloc_in_use(&objs, &bytes))
+	    kmalloc_in_use(&objs, &bytes, caches, sizeof(caches)))
 		return -1;
+	soak_sites(s->samples, kind);
 	printf("soak sample {\"n\": %u, \"kind\": \"%s\", \"t\": %.1f, ",
 	       s->samples++, kind, soak_elapsed(&s->t0));
+	printf("\"caches\": {%s}, ", caches);
 	printf("\"cqpool\": {\"cqs\": %llu, \"cqes\": %llu, ", t.cqs, t.cqes);
 	printf("\"reserved\": %llu, \"users\": %llu, \"pools\": %llu}, ",
 	       t.reserved, t.users, t.pools);
@@ -509,8 +547,11 @@ static int soak_interval(struct __test_metadata *_metadata,
 }
 
 /*
- * Everything torn down to idle, with the takeover on, then sampled:
- * cqpool holds nothing once its idle timeout has passed.
+ * Everything torn down to idle, with the takeover on and the targets
+ * made again, then sampled: cqpool holds nothing once its idle timeout
+ * has passed.  The targets are new so that each checkpoint is the same
+ * state: their memory-backed null_blk disks keep what fio wrote to them,
+ * up to fio's 4 MiB, 1024 pages, each a kmalloc-16 object besides.
  */
 static int soak_checkpoint(struct __test_metadata *_metadata,
 			   struct soak *s)
@@ -518,7 +559,8 @@ static int soak_checkpoint(struct __test_metadata *_metadata,
 	struct totals t;
 
 	if (soak_disconnect_all(s) || soak_takeover_on(s) ||
-	    wait_file(TK_RES, 0, 30)) {
+	    wait_file(TK_RES, 0, 30) || soak_targets_down(s) ||
+	    soak_targets_up(s)) {
 		TH_LOG("teardown to idle failed");
 		return -1;
 	}
@@ -531,6 +573,43 @@ static int soak_checkpoint(struct __test_metadata *_metadata,
 	/* The same caches in every sample: what reclaim can free, freed. */
 	write_file(DROP_CACHES, "3");
 	return soak_sample(s, "idle");
+}
+
+/* Back to the start's state: no connection, target or takeover, rxe0 new. */
+static int soak_to_start(struct soak *s)
+{
+	if (soak_disconnect_all(s) || soak_takeover_off(s) ||
+	    soak_targets_down(s) || rxe_reset() || pools_quiesce(SOAK_IDLE_MS))
+		return -1;
+	write_file(DROP_CACHES, "3");
+	return 0;
+}
+
+/*
+ * Every action once, with every connection up at the same time where it
+ * can be, then back to the start's state (see the top of the file).
+ */
+static int soak_warm_up(struct __test_metadata *_metadata,
+			struct soak *s)
+{
+	int i;
+
+	if (soak_targets_up(s) || soak_takeover_on(s))
+		return -1;
+	for (i = 0; i < SOAK_NVME; i++)
+		if (soak_nvme_connect(s, i) || soak_fio(s, s->nvme[i].dev))
+			return -1;
+	if (soak_iser_connect(s) || soak_fio(s, s->iser.dev) ||
+	    soak_do(_metadata, s, SOAK_REMOVAL))
+		return -1;
+	for (i = 0; i < SOAK_NVME; i++)
+		if (soak_nvme_connect(s, i))
+			return -1;
+	/* Disabled with reservations out, unloaded once they are back. */
+	if (soak_do(_metadata, s, SOAK_TAKEOVER) || soak_disconnect_all(s) ||
+	    soak_takeover_on(s) || soak_do(_metadata, s, SOAK_DROP))
+		return -1;
+	return soak_to_start(s);
 }
 
 TEST_F_TIMEOUT(soak, connections_takeover_pressure_removal, 14400)
@@ -553,8 +632,14 @@ TEST_F_TIMEOUT(soak, connections_takeover_pressure_removal, 14400)
 	ASSERT_EQ(0, rxe_reset());
 	ASSERT_EQ(0, pools_quiesce(SOAK_IDLE_MS));
 	write_file(DROP_CACHES, "3");
+	ASSERT_EQ(0, soak_sample(s, "boot"));
+	ASSERT_EQ(0, soak_warm_up(_metadata, s)) TH_LOG("the warm-up failed");
+	ksft_print_msg("soak: warm-up done in %.0f s\n", soak_elapsed(&s->t0));
+	/* The soak's own counts and time, from here. */
+	memset(&s->n, 0, sizeof(s->n));
+	clock_gettime(CLOCK_MONOTONIC, &s->t0);
 	ASSERT_EQ(0, rdma_cqs(NULL, &cqs0));
-	ASSERT_EQ(0, kmalloc_in_use(&objs0, &bytes0));
+	ASSERT_EQ(0, kmalloc_in_use(&objs0, &bytes0, NULL, 0));
 	for (i = 0; i < ARRAY_SIZE(soak_modules); i++)
 		refs[i] = module_refs(soak_modules[i]);
 	ASSERT_EQ(0, soak_sample(s, "start"));
@@ -568,12 +653,7 @@ TEST_F_TIMEOUT(soak, connections_takeover_pressure_removal, 14400)
 	}
 
 	/* The end, as the start. */
-	ASSERT_EQ(0, soak_disconnect_all(s));
-	ASSERT_EQ(0, soak_takeover_off(s));
-	ASSERT_EQ(0, soak_targets_down(s));
-	ASSERT_EQ(0, rxe_reset());
-	ASSERT_EQ(0, pools_quiesce(SOAK_IDLE_MS));
-	write_file(DROP_CACHES, "3");
+	ASSERT_EQ(0, soak_to_start(s));
 	ASSERT_EQ(0, soak_sample(s, "end"));
 	ASSERT_EQ(0, read_totals(&t));
 	EXPECT_EQ(0, t.cqs + t.cqes + t.reserved + t.users + t.pools);
@@ -586,7 +666,7 @@ TEST_F_TIMEOUT(soak, connections_takeover_pressure_removal, 14400)
 		EXPECT_EQ(refs[i], module_refs(mod))
 			TH_LOG("%s's references", mod ? mod : "?");
 	}
-	ASSERT_EQ(0, kmalloc_in_use(&objs, &bytes));
+	ASSERT_EQ(0, kmalloc_in_use(&objs, &bytes, NULL, 0));
 	ksft_print_msg("soak: %lu NVMe-oF connects, %lu iSER logins, %s\n",
 		       s->n.nvme, s->n.iser, "and their teardowns");
 	ksft_print_msg("soak: %lu disconnects, %lu fio runs\n",

@@ -5,7 +5,8 @@
 # payload dir at $CQPOOL_PAYLOAD) as its run.sh, for scripts/soak.sh.
 #
 # In the payload: cqpool.ko, cqpool_takeover.ko, soak_test and seconds
-# (CQPOOL_SOAK_SECONDS), checkpoints (CQPOOL_SOAK_CHECKPOINTS), seed.
+# (CQPOOL_SOAK_SECONDS), checkpoints (CQPOOL_SOAK_CHECKPOINTS), seed; with
+# a file sites, the samples' allocation sites go to out/sites (soak.sh -u).
 # Sets up rxe0 as vm/init does in the other guests, loads the storage ULPs
 # and then cqpool.ko, as a server does at boot, and runs soak_test into
 # out/soak.log, wrapped as the kselftests' results are.  On a kernel with
@@ -44,10 +45,16 @@ if [[ -w $LEAKS ]]; then
 	echo clear >"$LEAKS"
 fi
 
+sites=
+if [[ -f sites ]]; then
+	sites=$out/sites
+	mkdir -p "$sites"
+fi
+
 say "soak: $(cat seconds) s, $(cat checkpoints) checkpoints"
 echo "@@begin kselftest:soak_test" >"$out/soak.log"
 CQPOOL_SOAK_SECONDS=$(cat seconds) CQPOOL_SOAK_CHECKPOINTS=$(cat checkpoints) \
-	CQPOOL_SOAK_SEED=$(cat seed) CQPOOL_RXE_NETDEV=v0 \
+	CQPOOL_SOAK_SEED=$(cat seed) CQPOOL_RXE_NETDEV=v0 CQPOOL_SOAK_SITES=$sites \
 	"$p/soak_test" >>"$out/soak.log" 2>&1
 echo "@@end kselftest:soak_test rc=$?" >>"$out/soak.log"
 say "soak_test done"

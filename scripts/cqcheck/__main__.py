@@ -20,6 +20,8 @@
   kmemleak RIG CONSOLE                   OK\tNOTE: RIG's payload scanned
   soak LOG                               NAME\tOK\tNOTE, a line a verdict
   soak-table LOG MINUTES                 the run's figures, in Markdown
+  soak-sites DIR A B                     the allocation sites that moved
+                                         most from sample A to B (soak.sh -u)
 
   matrix-run MODE OUT SRC [CORES]        runs vm/matrix.toml's rows of MODE
                                          (runner.py), records in
@@ -162,6 +164,8 @@ def main(args):
             print(f"{name}\t{int(ok)}\t{note}")
     elif kind == "soak-table" and len(args) == 3:
         print(soak.table(read(args[1]), args[2]), end="")
+    elif kind == "soak-sites" and len(args) == 4:
+        print("\n".join(soak.sites_diff(args[1], args[2], args[3])))
     else:
         print(__doc__, file=sys.stderr)
         return 2

@@ -1,15 +1,20 @@
 # SPDX-License-Identifier: GPL-2.0
 """The soak (make soak): its verdicts, from soak_test's output.
 
-soak_test prints ``soak sample {JSON}`` at the start, at each idle
-checkpoint (everything torn down, the takeover on, caches dropped and
-the kmalloc caches shrunk) and at the end, whose state is the start's.
-What counts, beside the binary's own result (kselftest.py) and the
-console's splat scan:
+soak_test prints ``soak sample {JSON}`` at boot, at the start (the
+boot's state again, after a warm-up that did every action once), at
+each idle checkpoint (everything torn down, the takeover on, caches
+dropped and the kmalloc caches shrunk) and at the end, whose state is
+the start's.  What counts, beside the binary's own result (kselftest.py)
+and the console's splat scan:
 
-- the samples are there: a start, an end, and at least 4 checkpoints;
+- the samples are there: a boot, a start, an end, and at least 4
+  checkpoints;
 - at the end cqpool holds nothing, rxe0 has the CQs it started with,
-  and every module's reference count is the start's;
+  and every module's reference count is the start's; the kmalloc
+  caches' bytes and objects in use are at most GROWTH above the start's.
+  What the warm-up's first uses left, from boot to the start, is
+  reported, not judged: the kernel keeps it (soak_test.c says what);
 - from the first quarter of the checkpoints to the last nothing grew:
   the modules' reference counts are the same, and the kmalloc caches'
   bytes and objects in use grew by at most GROWTH of the first
@@ -19,6 +24,7 @@ console's splat scan:
 """
 
 import json
+import os
 import re
 
 # The kmalloc caches' growth allowed from the first quarter to the last,
@@ -46,6 +52,14 @@ def quarters(idle):
     return idle[:n], idle[-n:]
 
 
+def _cache_moves(a, b, n=3):
+    """The @n kmalloc caches whose objects moved most from @a to @b."""
+    ca, cb = a.get("caches", {}), b.get("caches", {})
+    moves = sorted(((cb.get(c, 0) - ca.get(c, 0), c) for c in set(ca) | set(cb)),
+                   key=lambda m: -abs(m[0]))
+    return ", ".join(f"{c} {d:+}" for d, c in moves[:n] if d)
+
+
 def _grew(first, last, key):
     """Whether @key grew by more than GROWTH: (grew, note)."""
     a = max(s[key] for s in first)
@@ -57,13 +71,15 @@ def _grew(first, last, key):
 def verdicts(log):
     """[(NAME, OK, NOTE)] of the soak's samples in @log."""
     s = samples(log)
+    boot = [x for x in s if x["kind"] == "boot"]
     start = [x for x in s if x["kind"] == "start"]
     end = [x for x in s if x["kind"] == "end"]
     idle = [x for x in s if x["kind"] == "idle"]
     out = []
-    ok = len(start) == 1 and len(end) == 1 and len(idle) >= 4
+    ok = len(boot) == 1 and len(start) == 1 and len(end) == 1 and len(idle) >= 4
     out.append(("soak:samples", ok,
-                f"start {len(start)}, checkpoints {len(idle)}, end {len(end)}"))
+                f"boot {len(boot)}, start {len(start)}, checkpoints {len(idle)}, "
+                f"end {len(end)}"))
     if not ok:
         return out
     start, end = start[0], end[0]
@@ -85,7 +101,9 @@ def verdicts(log):
         g, note = _grew([start], [end], key)
         grew |= g
         notes.append(note)
-    out.append(("soak:end:kmalloc", not grew, "; ".join(notes)))
+    moves = _cache_moves(start, end)
+    out.append(("soak:end:kmalloc", not grew,
+                "; ".join(notes) + (f"; most moved: {moves}" if moves else "")))
 
     first, last = quarters(idle)
     moved = {m: ([x["refs"][m] for x in first], [x["refs"].get(m) for x in last])
@@ -112,13 +130,14 @@ def verdicts(log):
 def table(log, minutes):
     """The Markdown table of a soak's figures (TESTING.md)."""
     s = samples(log)
+    boot = [x for x in s if x["kind"] == "boot"]
     start = [x for x in s if x["kind"] == "start"]
     end = [x for x in s if x["kind"] == "end"]
     idle = [x for x in s if x["kind"] == "idle"]
-    if not start or not end or not idle:
-        return (f"No figures: the run left {len(start)} start, {len(idle)} "
-                f"checkpoint and {len(end)} end samples.\n")
-    start, end = start[0], end[0]
+    if not boot or not start or not end or not idle:
+        return (f"No figures: the run left {len(boot)} boot, {len(start)} start, "
+                f"{len(idle)} checkpoint and {len(end)} end samples.\n")
+    boot, start, end = boot[0], start[0], end[0]
     first, last = quarters(idle)
     c = end["counts"]
     rows = [
@@ -128,9 +147,14 @@ def table(log, minutes):
         ("takeover disabled", str(c["takeover_cycles"])),
         ("caches dropped", str(c["drops"])),
         ("rxe0 removed and added back", str(c["removals"])),
+        ("kmalloc in use, boot -> start (the warm-up's first uses)",
+         f"{boot['kmalloc_bytes'] >> 10} -> {start['kmalloc_bytes'] >> 10} KiB, "
+         f"{boot['kmalloc_objs']} -> {start['kmalloc_objs']} objects; "
+         f"most moved: {_cache_moves(boot, start) or 'none'}"),
         ("kmalloc in use, start -> end",
          f"{start['kmalloc_bytes'] >> 10} -> {end['kmalloc_bytes'] >> 10} KiB, "
-         f"{start['kmalloc_objs']} -> {end['kmalloc_objs']} objects"),
+         f"{start['kmalloc_objs']} -> {end['kmalloc_objs']} objects; "
+         f"most moved: {_cache_moves(start, end) or 'none'}"),
         ("kmalloc in use, first -> last quarter (max)",
          f"{max(x['kmalloc_bytes'] for x in first) >> 10} -> "
          f"{max(x['kmalloc_bytes'] for x in last) >> 10} KiB"),
@@ -140,3 +164,57 @@ def table(log, minutes):
          ", ".join(f"{m} {start['refs'][m]}->{end['refs'].get(m)}" for m in start["refs"])),
     ]
     return "| | |\n| --- | --- |\n" + "".join(f"| {a} | {b} |\n" for a, b in rows)
+
+
+# soak.sh -u: a sample's allocation sites, /sys/kernel/debug/slab's
+# alloc_traces: "   N caller+off/len ..." and the stack's frames under it.
+SITE = re.compile(r"^\s*(\d+) (\S+)")
+FRAME = re.compile(r"^\s+(\S+)\+0x")
+ALLOCATOR = re.compile(r"^(__kmem_cache|kmalloc|__kmalloc|kmem_cache|krealloc|kstrdup"
+                       r"|kmemdup|kvasprintf|kasprintf|kvmalloc|__kvmalloc)")
+
+
+def sites(text, frames=4):
+    """{the first @frames frames above the allocator: objects} of @text."""
+    out = {}
+    count, stack = 0, []
+
+    def done():
+        if count:
+            key = " < ".join([f for f in stack if not ALLOCATOR.match(f)][:frames])
+            out[key] = out.get(key, 0) + count
+    for line in text.splitlines():
+        m = SITE.match(line)
+        if m:
+            done()
+            count, stack = int(m.group(1)), []
+            continue
+        m = FRAME.match(line)
+        if m:
+            stack.append(m.group(1))
+    done()
+    return out
+
+
+def _sample_sites(folder, n):
+    """{cache: its sites} of sample @n in @folder, files N-KIND-CACHE."""
+    out = {}
+    for name in os.listdir(folder):
+        num, _, kind_cache = name.partition("-")
+        if num == str(n):
+            with open(os.path.join(folder, name)) as f:
+                out[kind_cache.partition("-")[2]] = sites(f.read())
+    return out
+
+
+def sites_diff(folder, a, b, top=12):
+    """Lines of the allocation sites whose objects moved most from sample
+    @a to sample @b (their numbers), over every kmalloc cache in @folder."""
+    sa, sb = _sample_sites(folder, a), _sample_sites(folder, b)
+    moved = []
+    for cache in set(sa) | set(sb):
+        ca, cb = sa.get(cache, {}), sb.get(cache, {})
+        moved += [(cb.get(k, 0) - ca.get(k, 0), cache, k) for k in set(ca) | set(cb)
+                  if cb.get(k, 0) != ca.get(k, 0)]
+    moved.sort(key=lambda m: (-abs(m[0]), m[1], m[2]))
+    return [f"{d:+6} {cache:14} {k}" for d, cache, k in moved[:top]]

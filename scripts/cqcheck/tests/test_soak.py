@@ -3,6 +3,8 @@
 
 import copy
 import json
+import os
+import tempfile
 import unittest
 
 from cqcheck import soak
@@ -29,11 +31,17 @@ def log(samples):
                      + ["ok 1 soak.x"])
 
 
-def run(idle=8, **kw):
+def samples_of(idle=8, boot_kb=39000, **kw):
+    """boot, then sN as soak_test numbers them after it: start, idle..., end."""
     samples = [sample(0, "start")] + [sample(i + 1, "idle") for i in range(idle)]
     samples.append(sample(idle + 1, "end"))
     for i, over in kw.items():
         samples[int(i[1:])].update(over)
+    return [sample(-1, "boot", kb=boot_kb)] + samples
+
+
+def run(idle=8, **kw):
+    samples = samples_of(idle, **kw)
     return {name: (ok, note) for name, ok, note in soak.verdicts(log(samples))}
 
 
@@ -47,6 +55,24 @@ class Verdicts(unittest.TestCase):
         v = run(idle=3)
         self.assertFalse(v["soak:samples"][0])
         self.assertEqual(list(v), ["soak:samples"])
+
+    def test_a_run_without_its_boot_sample_fails(self):
+        samples = samples_of()[1:]
+        v = {name: ok for name, ok, _ in soak.verdicts(log(samples))}
+        self.assertFalse(v["soak:samples"])
+
+    def test_the_warm_ups_first_uses_are_not_judged(self):
+        # The boot sample below the start by 10%: the kernel keeps that.
+        v = run(boot_kb=36000)
+        self.assertTrue(all(ok for ok, _ in v.values()), v)
+
+    def test_the_caches_that_moved_most_are_named(self):
+        v = run(s0={"caches": {"kmalloc-64": 100, "kmalloc-1k": 10}},
+                s9={"kmalloc_objs": 400000,
+                    "caches": {"kmalloc-64": 180, "kmalloc-1k": 11, "kmalloc-8": 3}})
+        self.assertFalse(v["soak:end:kmalloc"][0])
+        self.assertIn("most moved: kmalloc-64 +80, kmalloc-8 +3, kmalloc-1k +1",
+                      v["soak:end:kmalloc"][1])
 
     def test_no_samples_at_all_fail(self):
         self.assertFalse(soak.verdicts("ok 1 soak.x\n")[0][1])
@@ -88,16 +114,49 @@ class Verdicts(unittest.TestCase):
 
 class Table(unittest.TestCase):
     def test_the_figures_of_a_run(self):
-        samples = [sample(0, "start")] + [sample(i + 1, "idle") for i in range(8)]
-        samples.append(sample(9, "end", kb=40100))
+        samples = samples_of(s9={"kmalloc_bytes": 40100 << 10})
         t = soak.table(log(samples), "30")
         self.assertIn("| connections made | 40 NVMe-oF, 9 iSER; 45 torn down |", t)
         self.assertIn("| rxe0 removed and added back | 8 |", t)
         self.assertIn("40000 -> 40100 KiB", t)
+        self.assertIn("39000 -> 40000 KiB", t)
 
     def test_a_run_that_stopped_early_says_so(self):
         t = soak.table(log([sample(0, "start")]), "30")
         self.assertIn("No figures", t)
+
+
+TRACES = """\
+     23 mod_sysfs_setup+0xcc2/0x18f0 age=2559/11227/13280 pid=93-157 cpus=0-1
+        __kmem_cache_alloc_node+0x169/0x1f0
+        __kmalloc+0x49/0x170
+        mod_sysfs_setup+0xcc2/0x18f0
+        load_module+0x6185/0x81d0
+
+      %d blk_mq_alloc_and_init_hctx+0x570/0x1140 waste=2560/320 age=1/2/3 pid=1 cpus=1
+        __kmem_cache_alloc_node+0x169/0x1f0
+        kmalloc_node_trace+0x23/0xc0
+        blk_mq_alloc_and_init_hctx+0x570/0x1140
+        blk_mq_realloc_hw_ctxs+0x1d8/0x330
+"""
+
+
+class Sites(unittest.TestCase):
+    def test_a_stack_is_named_by_its_frames_above_the_allocator(self):
+        s = soak.sites(TRACES % 8)
+        self.assertEqual(s, {"mod_sysfs_setup < load_module": 23,
+                             "blk_mq_alloc_and_init_hctx < blk_mq_realloc_hw_ctxs": 8})
+
+    def test_the_sites_that_moved_between_two_samples(self):
+        with tempfile.TemporaryDirectory() as d:
+            for name, n in (("1-start-kmalloc-1k", 8), ("6-end-kmalloc-1k", 20),
+                            ("16-idle-kmalloc-1k", 99)):
+                with open(os.path.join(d, name), "w") as f:
+                    f.write(TRACES % n)
+            lines = soak.sites_diff(d, 1, 6)
+        self.assertEqual(len(lines), 1)
+        self.assertIn("+12 kmalloc-1k", lines[0])
+        self.assertIn("blk_mq_alloc_and_init_hctx", lines[0])
 
 
 if __name__ == "__main__":
