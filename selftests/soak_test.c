@@ -157,8 +157,8 @@ static long module_refs(const char *mod)
  * slub_debug=U on the kmalloc caches), each kmalloc cache's allocation
  * sites with their stacks as well, into N-KIND-CACHE there, to name the
  * code that holds a difference between two samples (cqcheck soak-sites).
- * Copied after the counts are read: the copy's own 9p traffic lands in
- * the next sample, not in this one.
+ * Copied after the counts are read, so that the copy's own 9p traffic
+ * is not in them.
  */
 static void soak_sites(unsigned int n, const char *kind)
 {

@@ -3,8 +3,8 @@
 
 soak_test prints ``soak sample {JSON}`` at boot, at the start (the
 boot's state again, after a warm-up that did every action once), at
-each idle checkpoint (everything torn down, the takeover on, caches
-dropped and the kmalloc caches shrunk) and at the end, whose state is
+each idle checkpoint (everything torn down, the takeover on, the
+targets made again, caches dropped and the kmalloc caches shrunk) and at the end, whose state is
 the start's.  What counts, beside the binary's own result (kselftest.py)
 and the console's splat scan:
 
@@ -56,7 +56,7 @@ def _cache_moves(a, b, n=3):
     """The @n kmalloc caches whose objects moved most from @a to @b."""
     ca, cb = a.get("caches", {}), b.get("caches", {})
     moves = sorted(((cb.get(c, 0) - ca.get(c, 0), c) for c in set(ca) | set(cb)),
-                   key=lambda m: -abs(m[0]))
+                   key=lambda m: (-abs(m[0]), m[1]))
     return ", ".join(f"{c} {d:+}" for d, c in moves[:n] if d)
 
 
