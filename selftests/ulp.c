@@ -336,7 +336,7 @@ const char *configfs_missing(void)
  * kobject under both the default and the poll hctx (6.1; 6.12 has the
  * same code), and the second kobject_add() keeps a reference on the
  * first hctx that nothing drops: each such disk leaves an hctx behind
- * when it goes, about 2.5 KiB of kmalloc caches (measured by soak.sh -u).
+ * when it goes, about 2 KiB of kmalloc caches (measured by soak.sh -u).
  * The soak brings its targets up and down dozens of times and would
  * count that as growth; no target here polls.
  */
