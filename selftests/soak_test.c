@@ -73,6 +73,7 @@ struct soak {
 	struct soak_counts n;
 	struct timespec t0;
 	unsigned int seed, samples;
+	unsigned long long objs, bytes;	/* the last sample's kmalloc caches */
 };
 
 FIXTURE(soak) {
@@ -106,9 +107,8 @@ static double soak_elapsed(const struct timespec *t0)
  * The kmalloc caches' objects in use and their bytes, from slabinfo,
  * each cache shrunk first: its per-CPU slabs flushed, and what KASAN's
  * quarantine holds of it freed, which slabinfo would count as in use.
- * With @caches, each cache's objects as well, as JSON members
- * ("kmalloc-64": N, ...) in @len bytes, to name the caches a difference
- * is in.
+ * Each cache's objects as well, as JSON members ("kmalloc-64": N, ...)
+ * into @caches, @len bytes, to name the caches a difference is in.
  */
 static int kmalloc_in_use(unsigned long long *objs, unsigned long long *bytes,
 			  char *caches, size_t len)
@@ -135,12 +135,12 @@ static int kmalloc_in_use(unsigned long long *objs, unsigned long long *bytes,
 			continue;
 		*objs += active;
 		*bytes += active * size;
-		if (caches && at < len)
+		if (at < len)
 			at += snprintf(caches + at, len - at, "%s\"%s\": %llu",
 				       at ? ", " : "", name, active);
 	}
 	fclose(f);
-	return caches && at >= len ? -1 : 0;
+	return at >= len ? -1 : 0;
 }
 
 /* A module's reference count; -1 when it is not loaded. */
@@ -169,7 +169,10 @@ static void soak_sites(unsigned int n, const char *kind)
 		   SLAB_DEBUGFS, dir, n, kind);
 }
 
-/* One sample, printed as "soak sample {json}": 0, or -1. */
+/*
+ * One sample, printed as "soak sample {json}", its kmalloc figures kept
+ * in @s: 0, or -1.
+ */
 static int soak_sample(struct soak *s, const char *kind)
 {
 	unsigned long long objs, bytes;
@@ -181,6 +184,8 @@ static int soak_sample(struct soak *s, const char *kind)
 	if (read_totals(&t) || rdma_cqs(NULL, &cqs) ||
 	    kmalloc_in_use(&objs, &bytes, caches, sizeof(caches)))
 		return -1;
+	s->objs = objs;
+	s->bytes = bytes;
 	soak_sites(s->samples, kind);
 	printf("soak sample {\"n\": %u, \"kind\": \"%s\", \"t\": %.1f, ",
 	       s->samples++, kind, soak_elapsed(&s->t0));
@@ -619,7 +624,7 @@ TEST_F_TIMEOUT(soak, connections_takeover_pressure_removal, 14400)
 	const int checkpoints = soak_checkpoints();
 	struct totals t;
 	long refs[ARRAY_SIZE(soak_modules)];
-	unsigned long long objs0, bytes0, objs, bytes;
+	unsigned long long objs0, bytes0;
 	struct cq_count cqs0, cqs;
 	unsigned int i;
 	int cp;
@@ -639,10 +644,11 @@ TEST_F_TIMEOUT(soak, connections_takeover_pressure_removal, 14400)
 	memset(&s->n, 0, sizeof(s->n));
 	clock_gettime(CLOCK_MONOTONIC, &s->t0);
 	ASSERT_EQ(0, rdma_cqs(NULL, &cqs0));
-	ASSERT_EQ(0, kmalloc_in_use(&objs0, &bytes0, NULL, 0));
 	for (i = 0; i < ARRAY_SIZE(soak_modules); i++)
 		refs[i] = module_refs(soak_modules[i]);
 	ASSERT_EQ(0, soak_sample(s, "start"));
+	objs0 = s->objs;
+	bytes0 = s->bytes;
 
 	ASSERT_EQ(0, soak_targets_up(s));
 	ASSERT_EQ(0, soak_takeover_on(s));
@@ -666,7 +672,6 @@ TEST_F_TIMEOUT(soak, connections_takeover_pressure_removal, 14400)
 		EXPECT_EQ(refs[i], module_refs(mod))
 			TH_LOG("%s's references", mod ? mod : "?");
 	}
-	ASSERT_EQ(0, kmalloc_in_use(&objs, &bytes, NULL, 0));
 	ksft_print_msg("soak: %lu NVMe-oF connects, %lu iSER logins, %s\n",
 		       s->n.nvme, s->n.iser, "and their teardowns");
 	ksft_print_msg("soak: %lu disconnects, %lu fio runs\n",
@@ -677,7 +682,7 @@ TEST_F_TIMEOUT(soak, connections_takeover_pressure_removal, 14400)
 	ksft_print_msg("soak: kmalloc %llu objects, %llu KiB at the start\n",
 		       objs0, bytes0 >> 10);
 	ksft_print_msg("soak: kmalloc %llu objects, %llu KiB at the end\n",
-		       objs, bytes >> 10);
+		       s->objs, s->bytes >> 10);
 }
 
 TEST_HARNESS_MAIN

@@ -52,12 +52,17 @@ def quarters(idle):
     return idle[:n], idle[-n:]
 
 
+def _moves(a, b):
+    """[(change, key)] of the counts of dicts @a and @b that moved, the
+    largest change first."""
+    return sorted(((b.get(k, 0) - a.get(k, 0), k) for k in set(a) | set(b)
+                   if b.get(k, 0) != a.get(k, 0)), key=lambda m: (-abs(m[0]), m[1]))
+
+
 def _cache_moves(a, b, n=3):
     """The @n kmalloc caches whose objects moved most from @a to @b."""
-    ca, cb = a.get("caches", {}), b.get("caches", {})
-    moves = sorted(((cb.get(c, 0) - ca.get(c, 0), c) for c in set(ca) | set(cb)),
-                   key=lambda m: (-abs(m[0]), m[1]))
-    return ", ".join(f"{c} {d:+}" for d, c in moves[:n] if d)
+    moves = _moves(a.get("caches", {}), b.get("caches", {}))
+    return ", ".join(f"{c} {d:+}" for d, c in moves[:n])
 
 
 def _grew(first, last, key):
@@ -197,24 +202,19 @@ def sites(text, frames=4):
 
 
 def _sample_sites(folder, n):
-    """{cache: its sites} of sample @n in @folder, files N-KIND-CACHE."""
+    """{(cache, site): objects} of sample @n in @folder, files N-KIND-CACHE."""
     out = {}
     for name in os.listdir(folder):
         num, _, kind_cache = name.partition("-")
         if num == str(n):
+            cache = kind_cache.partition("-")[2]
             with open(os.path.join(folder, name)) as f:
-                out[kind_cache.partition("-")[2]] = sites(f.read())
+                out.update({(cache, k): v for k, v in sites(f.read()).items()})
     return out
 
 
 def sites_diff(folder, a, b, top=12):
     """Lines of the allocation sites whose objects moved most from sample
     @a to sample @b (their numbers), over every kmalloc cache in @folder."""
-    sa, sb = _sample_sites(folder, a), _sample_sites(folder, b)
-    moved = []
-    for cache in set(sa) | set(sb):
-        ca, cb = sa.get(cache, {}), sb.get(cache, {})
-        moved += [(cb.get(k, 0) - ca.get(k, 0), cache, k) for k in set(ca) | set(cb)
-                  if cb.get(k, 0) != ca.get(k, 0)]
-    moved.sort(key=lambda m: (-abs(m[0]), m[1], m[2]))
-    return [f"{d:+6} {cache:14} {k}" for d, cache, k in moved[:top]]
+    moves = _moves(_sample_sites(folder, a), _sample_sites(folder, b))
+    return [f"{d:+6} {cache:14} {k}" for d, (cache, k) in moves[:top]]
